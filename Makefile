@@ -1,0 +1,64 @@
+# memcg-statctl top-level Makefile. `make help` lists the targets.
+# The module's objects are listed in Kbuild, which kbuild reads instead of
+# this file.
+
+KVER ?= 6.1
+KDIR ?= /lib/modules/$(shell uname -r)/build
+BUILD := $(CURDIR)/build
+USERSPACE_BUILD := $(BUILD)/userspace
+CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
+# Version tests are confined to module/compat.h, where they are the point;
+# checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
+CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
+
+.PHONY: all module userspace unit deps vmtest check checkpatch demo clean help
+
+all: module
+
+help:
+	@echo "make [module] [KDIR=...]   build memcg_statctl.ko (default: running kernel)"
+	@echo "make userspace             build the memcg-statctl tool and its unit tests"
+	@echo "make unit                  run the unit tests (no root, no module)"
+	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
+	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest"
+	@echo "make checkpatch            scripts/checkpatch.pl on module/"
+	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
+	@echo "make demo                  boot the 6.1 guest and show the tool at work"
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(USERSPACE_BUILD) -j$(shell nproc)
+
+unit: userspace
+	ctest --test-dir $(USERSPACE_BUILD) --output-on-failure
+
+deps:
+	scripts/deps.sh
+
+checkpatch:
+	scripts/ksft-headers.sh
+	$(CHECKPATCH) --no-tree --strict --quiet --ignore $(CHECKPATCH_IGNORE) \
+		-f module/*.c module/*.h
+
+# The module build of `check` is against the guest kernel's Debian headers
+# (the host's own kernel may have none); vmtest does it before booting.
+vmtest:
+	scripts/vmtest.sh $(KVER)
+
+check:
+	$(MAKE) deps
+	$(MAKE) unit
+	$(MAKE) checkpatch
+	$(MAKE) vmtest KVER=6.1
+
+demo: userspace
+	scripts/demo.sh $(KVER)
+
+clean:
+	rm -rf $(BUILD)
+	rm -f module/*.o module/.*.cmd *.o *.ko *.mod *.mod.c .*.cmd \
+		Module.symvers modules.order
+	rm -rf .tmp_versions

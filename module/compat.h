@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-generation selection for memcg_statctl.
+ *
+ * Every version test of the module lives in this one block; the rest of the
+ * code tests only the MCS_GEN_* and HAVE_* macros below. The build picks the
+ * generation from the headers; init confirms it from the running kernel's
+ * symbols (a hook whose symbol is absent is reported as "missing").
+ */
+#ifndef MCS_COMPAT_H
+#define MCS_COMPAT_H
+
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+#define MCS_GEN_7X		1	/* css_rstat_flush, multi-memcg stock */
+#define MCS_GEN_NAME		"7.x"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define MCS_GEN_612		1	/* per-memcg threshold, global choke point */
+#define MCS_GEN_NAME		"6.12"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define MCS_GEN_61		1	/* global threshold, inlined gate */
+#define MCS_GEN_NAME		"6.1"
+#else
+#error "memcg_statctl supports Linux 6.1 and later"
+#endif
+
+/* The flush threshold is one global counter on 6.1, per memcg later. */
+#ifdef MCS_GEN_61
+#define MCS_FLUSH_MODEL		"global"
+#else
+#define MCS_FLUSH_MODEL		"per-memcg"
+#endif
+
+/* 7.x caches several memcgs per cpu in the charge stock. */
+#ifdef MCS_GEN_7X
+#define MCS_STOCK_MODEL		"multi"
+#else
+#define MCS_STOCK_MODEL		"single"
+#endif
+
+#endif /* MCS_COMPAT_H */

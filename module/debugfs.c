@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The debugfs ABI, /sys/kernel/debug/memcg_statctl/ (module/ABI.md).
+ * Every file is root-only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+
+#include "compat.h"
+#include "counters.h"
+#include "debugfs.h"
+#include "flush.h"
+#include "version.h"
+
+static struct dentry *mcs_dir;
+
+static int mcs_version_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "module %s\n", MCS_VERSION);
+	seq_printf(m, "abi %d\n", MCS_ABI);
+	seq_printf(m, "kernel %s\n", utsname()->release);
+	seq_printf(m, "generation %s\n", MCS_GEN_NAME);
+	seq_printf(m, "flush_model %s\n", MCS_FLUSH_MODEL);
+	seq_printf(m, "stock_model %s\n", MCS_STOCK_MODEL);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_version);
+
+static int mcs_hooks_show(struct seq_file *m, void *v)
+{
+	mcs_hook_table_show(m, &mcs_flush_hooks);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_hooks);
+
+static int mcs_stats_show(struct seq_file *m, void *v)
+{
+	int c;
+
+	for (c = 0; c < MCS_NR_COUNTERS; c++)
+		if (mcs_counter_present(c))
+			seq_printf(m, "%s %llu\n", mcs_counter_name(c),
+				   mcs_counter_read(c));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_stats);
+
+static ssize_t mcs_reset_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	mcs_counters_reset();
+	return count;
+}
+
+static const struct file_operations mcs_reset_fops = {
+	.owner = THIS_MODULE,
+	.write = mcs_reset_write,
+	.llseek = noop_llseek,
+};
+
+int mcs_debugfs_init(void)
+{
+	mcs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(mcs_dir)) {
+		pr_err("cannot create debugfs directory: %ld\n",
+		       PTR_ERR(mcs_dir));
+		return PTR_ERR(mcs_dir);
+	}
+	debugfs_create_file("version", 0400, mcs_dir, NULL, &mcs_version_fops);
+	debugfs_create_file("hooks", 0400, mcs_dir, NULL, &mcs_hooks_fops);
+	debugfs_create_file("stats", 0400, mcs_dir, NULL, &mcs_stats_fops);
+	debugfs_create_file("reset", 0200, mcs_dir, NULL, &mcs_reset_fops);
+	return 0;
+}
+
+void mcs_debugfs_exit(void)
+{
+	debugfs_remove_recursive(mcs_dir);
+}

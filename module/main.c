@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_statctl: runtime control of memcg stat flushing and per-cpu stock
+ * accounting on a stock kernel. See README.md and module/ABI.md.
+ *
+ * Init is a ladder: each step is undone, in reverse order, by the label
+ * below it; exit runs the same unwinding from the top.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/utsname.h>
+
+#include "compat.h"
+#include "debugfs.h"
+#include "flush.h"
+#include "ksym.h"
+#include "version.h"
+
+static int __init mcs_init(void)
+{
+	int ret;
+
+	ret = mcs_ksym_init();
+	if (ret)
+		goto fail;
+	ret = mcs_flush_init();
+	if (ret)
+		goto fail;
+	ret = mcs_debugfs_init();
+	if (ret)
+		goto fail_flush;
+
+	pr_info("loaded v%s on %s (generation %s, flush model %s)\n",
+		MCS_VERSION, utsname()->release, MCS_GEN_NAME,
+		MCS_FLUSH_MODEL);
+	return 0;
+
+fail_flush:
+	mcs_flush_exit();
+fail:
+	pr_err("failed to load: %d\n", ret);
+	return ret;
+}
+
+static void __exit mcs_exit(void)
+{
+	mcs_debugfs_exit();
+	mcs_flush_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(mcs_init);
+module_exit(mcs_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("memcg-statctl developers");
+MODULE_DESCRIPTION("Runtime memcg stat-flush control and stock counters");
+MODULE_VERSION(MCS_VERSION);

@@ -1,0 +1,22 @@
+#!/bin/bash
+# guest-stage.sh KVER JOB OUT.cpio.gz: build everything a guest run needs for
+# kernel KVER (fetch the kernel, build the module and the selftests) and pack
+# the initramfs with JOB as /job.sh. Used by vmtest.sh, demo and experiments.
+source "$(dirname "$0")/lib.sh"
+
+kver=${1:?usage: guest-stage.sh KVER JOB OUT}
+job=$2
+out=$3
+
+"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
+ko=$("$MCS_ROOT/scripts/module-build.sh" "$kver")
+"$MCS_ROOT/scripts/ksft-headers.sh"
+make -s -C "$MCS_ROOT/selftests/memcg_statctl" \
+	OUTPUT="$MCS_BUILD/selftests" KSFT_INC="$MCS_BUILD/ksft" >&2
+
+files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
+tool=$MCS_BUILD/userspace/memcg-statctl
+[ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
+command -v gnuplot >/dev/null && files+=("$(command -v gnuplot)=/usr/bin/gnuplot")
+MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram"} \
+	"$MCS_ROOT/scripts/initramfs.sh" "$out" "$job" "$kver" "${files[@]}"

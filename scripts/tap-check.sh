@@ -1,0 +1,36 @@
+#!/bin/bash
+# tap-check.sh LOG: judge a guest console log. Fails on a guest that did not
+# finish, on a missing or short TAP plan, on any "not ok", and on kernel log
+# lines that show a bug (in the dmesg section the guest printed).
+source "$(dirname "$0")/lib.sh"
+
+logf=${1:?usage: tap-check.sh LOG}
+fail=0
+bad() { log "FAIL: $*"; fail=1; }
+
+grep -q '=== MCS-GUEST-DONE' "$logf" || bad "the guest did not finish"
+
+# Top-level TAP of the run: lines between the start and the dmesg markers.
+job=$(sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$logf" | tr -d '\r')
+plans=$(grep -cE '^1\.\.[0-9]+$' <<<"$job" || true)
+planned=$(grep -E '^1\.\.[0-9]+$' <<<"$job" | sed 's/^1\.\.//' | paste -sd+ | bc)
+passed=$(grep -cE '^ok [0-9]+' <<<"$job" || true)
+failed=$(grep -cE '^not ok [0-9]+' <<<"$job" || true)
+skipped=$(grep -cE '^ok [0-9]+ .*# *SKIP' <<<"$job" || true)
+[ "$plans" -ge 1 ] || bad "no TAP plan in the guest output"
+[ "$failed" -eq 0 ] || bad "$failed test(s) failed: $(grep -E '^not ok' <<<"$job" | paste -sd';')"
+ran=$((passed + failed))
+[ "$ran" -eq "${planned:-0}" ] || bad "TAP planned ${planned:-0} tests, $ran reported"
+
+# The guest's kernel log.
+klog=$(sed -n '/=== MCS-DMESG-BEGIN/,/=== MCS-DMESG-END/p' "$logf")
+[ -n "$klog" ] || bad "no kernel log in the guest output"
+pattern='WARNING:|BUG:|Oops|general protection|rcu_sched self-detected stall|Call Trace'
+if grep -qE "$pattern" <<<"$klog"; then
+	bad "kernel log shows a problem:"
+	grep -E -B2 -A8 "$pattern" <<<"$klog" | head -60 >&2
+fi
+
+log "TAP: $((passed - skipped)) passed, $failed failed, $skipped skipped (of ${planned:-0} planned)"
+echo "$((passed - skipped)) passed, $failed failed, $skipped skipped"
+exit "$fail"

@@ -1,0 +1,97 @@
+#!/bin/bash
+# vm-boot.sh KVER INITRAMFS LOG: boot Debian's kernel KVER with INITRAMFS
+# under QEMU, stream the console to stdout and LOG, and return when the guest
+# powers off. KVM is used when a short probe boot shows it works (on these
+# machines /dev/kvm exists but a KVM guest hangs); otherwise TCG. A watchdog
+# kills a guest that runs longer than MCS_VM_TIMEOUT seconds (default 1500),
+# and a guest that printed nothing in its first MCS_VM_SILENT seconds
+# (default 150) is retried once.
+# Exit: 0 the guest finished (printed its DONE marker), 1 it did not.
+source "$(dirname "$0")/lib.sh"
+
+kver=${1:?usage: vm-boot.sh KVER INITRAMFS LOG}
+initrd=$2
+logf=$3
+# shellcheck source=/dev/null
+source "$MCS_KCACHE/$kver.env"
+
+timeout_s=${MCS_VM_TIMEOUT:-1500}
+silent_s=${MCS_VM_SILENT:-150}
+smp=${MCS_VM_SMP:-2}
+mem=${MCS_VM_MEM:-2048}
+append="console=ttyS0 panic=-1 ${MCS_VM_APPEND:-}"
+
+qemu_cmd() { # ACCEL...
+	echo qemu-system-x86_64 -M pc "$@" -smp "$smp" -m "$mem" \
+		-kernel "$VMLINUZ" -initrd "$initrd" -append "'$append'" \
+		-display none -monitor none -no-reboot -serial "file:$logf" \
+		${MCS_VM_QEMU_EXTRA:-}
+}
+
+# A KVM guest prints its banner within a second; give it a few.
+probe_kvm() {
+	[ -w /dev/kvm ] || return 1
+	local plog
+	plog=$(mktemp)
+	timeout 10 qemu-system-x86_64 -M pc -accel kvm -cpu host -m 256 \
+		-kernel "$VMLINUZ" -append "console=ttyS0 panic=-1" \
+		-display none -monitor none -no-reboot -serial "file:$plog" \
+		</dev/null >/dev/null 2>&1 || true
+	if grep -q 'Linux version' "$plog"; then
+		rm -f "$plog"
+		return 0
+	fi
+	rm -f "$plog"
+	return 1
+}
+
+if [ -z "${MCS_VM_ACCEL:-}" ]; then
+	if probe_kvm; then
+		MCS_VM_ACCEL="-accel kvm -cpu host"
+	else
+		MCS_VM_ACCEL="-accel tcg,thread=multi -cpu max"
+	fi
+fi
+log "booting $KREL with ${MCS_VM_ACCEL%% -cpu*} (smp $smp, ${mem} MiB)"
+
+# One boot; returns 0 finished, 2 silent, 1 otherwise.
+boot_once() {
+	local pid tailpid waited=0
+	: >"$logf"
+	eval "$(qemu_cmd $MCS_VM_ACCEL)" </dev/null >"$logf.qemu" 2>&1 &
+	pid=$!
+	tail -n +1 -f --pid="$pid" "$logf" &
+	tailpid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		waited=$((waited + 1))
+		if [ "$waited" -ge "$silent_s" ] && [ ! -s "$logf" ]; then
+			log "guest printed nothing in ${silent_s}s"
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			wait "$tailpid" 2>/dev/null
+			return 2
+		fi
+		if [ "$waited" -ge "$timeout_s" ]; then
+			log "watchdog: guest still running after ${timeout_s}s, killed"
+			kill "$pid" 2>/dev/null
+			break
+		fi
+	done
+	wait "$pid" 2>/dev/null || true
+	wait "$tailpid" 2>/dev/null || true
+	[ -s "$logf.qemu" ] && cat "$logf.qemu" >&2
+	log "guest ran ${waited}s"
+	grep -q '=== MCS-GUEST-DONE' "$logf"
+}
+
+start=$(date +%s)
+rc=0
+boot_once || rc=$?
+if [ "$rc" -eq 2 ]; then
+	log "retrying the boot once"
+	rc=0
+	boot_once || rc=$?
+fi
+log "boot+job wall time: $(($(date +%s) - start))s"
+[ "$rc" -eq 0 ] || { log "guest did not finish"; exit 1; }
