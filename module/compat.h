@@ -39,4 +39,15 @@
 #define MCS_STOCK_MODEL		"single"
 #endif
 
+/* Argument @n (0-based) of a function, at its ftrace entry. */
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+#ifdef MCS_GEN_61
+/* x86 6.1: struct ftrace_regs wraps pt_regs, argument registers saved. */
+#define mcs_fregs_arg(fregs, n) \
+	regs_get_kernel_argument(&(fregs)->regs, (n))
+#else
+#define mcs_fregs_arg(fregs, n)	ftrace_regs_get_argument((fregs), (n))
+#endif
+
 #endif /* MCS_COMPAT_H */

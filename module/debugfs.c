@@ -15,6 +15,8 @@
 #include "counters.h"
 #include "debugfs.h"
 #include "flush.h"
+#include "knob.h"
+#include "stock.h"
 #include "version.h"
 
 static struct dentry *mcs_dir;
@@ -27,6 +29,8 @@ static int mcs_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "generation %s\n", MCS_GEN_NAME);
 	seq_printf(m, "flush_model %s\n", MCS_FLUSH_MODEL);
 	seq_printf(m, "stock_model %s\n", MCS_STOCK_MODEL);
+	seq_printf(m, "flush_control %s\n",
+		   mcs_flush_available() ? "available" : "missing");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_version);
@@ -34,6 +38,7 @@ DEFINE_SHOW_ATTRIBUTE(mcs_version);
 static int mcs_hooks_show(struct seq_file *m, void *v)
 {
 	mcs_hook_table_show(m, &mcs_flush_hooks);
+	mcs_hook_table_show(m, &mcs_stock_hooks);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_hooks);
@@ -71,8 +76,64 @@ static const struct file_operations mcs_reset_fops = {
 	.llseek = noop_llseek,
 };
 
+static int mcs_knob_show(struct seq_file *m, void *v)
+{
+	const struct mcs_knob *knob = m->private;
+
+	knob->show(m);
+	return 0;
+}
+
+static int mcs_knob_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mcs_knob_show, inode->i_private);
+}
+
+/*
+ * One write is one value: it must start at offset 0 and fit the buffer.
+ * One trailing newline is allowed (echo adds it); nothing else is.
+ */
+static ssize_t mcs_knob_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	const struct mcs_knob *knob = file_inode(file)->i_private;
+	char buf[MCS_KNOB_MAX_LEN + 2];
+	size_t len = count;
+	int ret;
+
+	if (*ppos || !count || count > MCS_KNOB_MAX_LEN + 1)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	/* empty, or a NUL inside: not one value */
+	if (!len || strlen(buf) != len)
+		return -EINVAL;
+	ret = knob->set(buf);
+	return ret ? ret : count;
+}
+
+static const struct file_operations mcs_knob_fops = {
+	.owner = THIS_MODULE,
+	.open = mcs_knob_open,
+	.read = seq_read,
+	.write = mcs_knob_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static void mcs_debugfs_knob(const struct mcs_knob *knob)
+{
+	debugfs_create_file(knob->name, 0600, mcs_dir, (void *)knob,
+			    &mcs_knob_fops);
+}
+
 int mcs_debugfs_init(void)
 {
+	unsigned int i;
+
 	mcs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(mcs_dir)) {
 		pr_err("cannot create debugfs directory: %ld\n",
@@ -83,6 +144,9 @@ int mcs_debugfs_init(void)
 	debugfs_create_file("hooks", 0400, mcs_dir, NULL, &mcs_hooks_fops);
 	debugfs_create_file("stats", 0400, mcs_dir, NULL, &mcs_stats_fops);
 	debugfs_create_file("reset", 0200, mcs_dir, NULL, &mcs_reset_fops);
+	for (i = 0; i < mcs_flush_nr_knobs; i++)
+		mcs_debugfs_knob(&mcs_flush_knobs[i]);
+	mcs_debugfs_knob(&mcs_stock_knob);
 	return 0;
 }
 

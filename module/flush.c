@@ -1,73 +1,425 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flush accounting.
+ * Flush policy: the knobs flush_mode, flush_threshold, flush_period_ms and
+ * update_flush_every (design section 4) and the flush.* counters.
  *
- * 6.1: mem_cgroup_flush_stats() and its threshold gate are inlined into the
- * readers inside mm/memcontrol.c, so a reader's request is first visible as
- * a call of the static __mem_cgroup_flush_stats(); that function trylocks
- * stats_flush_lock and only then calls cgroup_rstat_flush_irqsafe(), so a
- * performed flush is a call of the latter made from inside the former (timed
- * by a kretprobe). The periodic flush is __mem_cgroup_flush_stats() called
- * from flush_memcg_stats_dwork().
+ * Mechanism (the kernel's side of each generation is in flush_<gen>.c):
+ * - The kernel's flush choke point is redirected (ftrace IPMODIFY, the
+ *   livepatch mechanism) from load to unload to the backend's replacement,
+ *   which hands every request to mcs_flush_request(). In `kernel` mode that
+ *   performs the kernel's own steps on the kernel's own objects, so the
+ *   kernel behaves as without the module while flush.* counts.
+ * - The kernel's reader gate (a threshold check inlined into the readers)
+ *   is left alone in `kernel` mode. In the other modes it is held open, so
+ *   that every reader request reaches the policy: `always` flushes,
+ *   `never` skips, `threshold` flushes when the pending updates exceed
+ *   flush_threshold. Back in `kernel` mode the gate is left just above the
+ *   kernel's limit, so that the next reader flushes and the kernel's own
+ *   accounting starts again from a clean state.
+ * - Pending updates (threshold mode) are the module's own count, in the
+ *   kernel's unit (|val| of every memcg stat update, summed over cpus since
+ *   the last flush), taken by the update-side hooks. Those hooks are
+ *   attached only while `threshold` mode or update_flush_every needs them.
+ * - flush_period_ms: at 2000 (the kernel's FLUSH_TIME) the kernel's periodic
+ *   work runs untouched; any other value cancels it and runs the module's
+ *   own delayed work at that period (0: none). Unload restores the kernel's.
+ * - update_flush_every N: every Nth update on a cpu queues one asynchronous
+ *   flush (the 5.15 behaviour measured in seed 002); a pending work item
+ *   coalesces, so flush.async_queued counts the queue attempts and
+ *   flush.async the flushes the work performed.
+ * - Counting: every request is exactly one of flush.performed or
+ *   flush.skipped (the policy declined, or another flush held the lock).
+ * - `never` governs memcg's own flush requests only: rstat is shared by all
+ *   controllers, and reading cpu.stat or io.stat flushes memcg too.
+ * - Unload: update hooks off, async work cancelled, the kernel's periodic
+ *   work back, redirect off, in-flight calls drained, gate closed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "compat.h"
+#include <linux/delay.h>
+#include <linux/memcontrol.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "counters.h"
 #include "flush.h"
 
-static struct mcs_hook mcs_flush_hook_rows[] = {
-#ifdef MCS_GEN_61
-	{
-		.name = "flush.requests",
-		.target = "__mem_cgroup_flush_stats",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_FLUSH,
-		.counter = MCS_FLUSH_REQUESTS,
-	},
-	{
-		.name = "flush.periodic",
-		.target = "__mem_cgroup_flush_stats",
-		.caller = "flush_memcg_stats_dwork",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_FLUSH,
-		.counter = MCS_FLUSH_PERIODIC,
-	},
-	{
-		.name = "flush.performed",
-		.target = "cgroup_rstat_flush_irqsafe",
-		.caller = "__mem_cgroup_flush_stats",
-		.mech = MCS_MECH_KRETPROBE,
-		.group = MCS_GRP_FLUSH,
-		.counter = MCS_FLUSH_PERFORMED,
-		.timed = true,
-	},
-#endif
+enum mcs_flush_mode {
+	MCS_MODE_KERNEL,
+	MCS_MODE_THRESHOLD,
+	MCS_MODE_ALWAYS,
+	MCS_MODE_NEVER,
 };
 
-struct mcs_hook_table mcs_flush_hooks = {
-	.hooks = mcs_flush_hook_rows,
-	.n = ARRAY_SIZE(mcs_flush_hook_rows),
+static const char * const mcs_mode_names[] = {
+	[MCS_MODE_KERNEL]	= "kernel",
+	[MCS_MODE_THRESHOLD]	= "threshold",
+	[MCS_MODE_ALWAYS]	= "always",
+	[MCS_MODE_NEVER]	= "never",
+};
+
+#define MCS_THRESHOLD_MAX	BIT_ULL(62)
+#define MCS_PERIOD_MIN_MS	10U
+#define MCS_PERIOD_MAX_MS	3600000U
+#define MCS_UPDATE_EVERY_MAX	BIT(24)
+
+/* Knob values: written under mcs_knob_lock, read locklessly. */
+static DEFINE_MUTEX(mcs_knob_lock);
+static int mcs_mode = MCS_MODE_KERNEL;
+static u64 mcs_threshold;
+static unsigned int mcs_period_ms = MCS_KERNEL_PERIOD_MS;
+static unsigned int mcs_update_every;
+static bool mcs_kernel_periodic_stopped;
+static bool mcs_available;
+
+static atomic_t mcs_inflight = ATOMIC_INIT(0);
+
+/* Pending updates: per-cpu sums and the sum at the last flush. */
+static DEFINE_PER_CPU(u64, mcs_pending);
+static DEFINE_PER_CPU(unsigned long, mcs_update_calls);
+static u64 mcs_pending_base;
+
+static void mcs_periodic_fn(struct work_struct *work);
+static void mcs_async_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(mcs_periodic_work, mcs_periodic_fn);
+static DECLARE_WORK(mcs_async_work, mcs_async_fn);
+
+static u64 mcs_pending_sum(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(mcs_pending, cpu));
+	return sum;
+}
+
+void mcs_flush_enter(void)
+{
+	atomic_inc(&mcs_inflight);
+}
+
+void mcs_flush_leave(void)
+{
+	atomic_dec(&mcs_inflight);
+}
+
+void mcs_flush_stat_update(u64 amount)
+{
+	unsigned int every = READ_ONCE(mcs_update_every);
+
+	mcs_count(MCS_STAT_UPDATES);
+	this_cpu_add(mcs_pending, amount);
+	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0) {
+		mcs_count(MCS_FLUSH_ASYNC_QUEUED);
+		queue_work(system_unbound_wq, &mcs_async_work);
+	}
+}
+
+static bool mcs_policy_flushes(int mode)
+{
+	switch (mode) {
+	case MCS_MODE_THRESHOLD:
+		return mcs_pending_sum() - READ_ONCE(mcs_pending_base) >
+		       READ_ONCE(mcs_threshold);
+	case MCS_MODE_NEVER:
+		return false;
+	default:	/* kernel: the kernel's gate already said yes */
+		return true;
+	}
+}
+
+void mcs_flush_request(enum mcs_flush_origin origin)
+{
+	int mode = READ_ONCE(mcs_mode);
+	bool flush = true;
+	u64 ns;
+
+	mcs_count(MCS_FLUSH_REQUESTS);
+	if (origin == MCS_ORIGIN_KERNEL_PERIODIC ||
+	    origin == MCS_ORIGIN_MODULE_PERIODIC)
+		mcs_count(MCS_FLUSH_PERIODIC);
+	else if (origin == MCS_ORIGIN_READER)
+		flush = mcs_policy_flushes(mode);
+
+	if (flush && mcs_backend_flush(mode != MCS_MODE_KERNEL, &ns)) {
+		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());
+		mcs_count(MCS_FLUSH_PERFORMED);
+		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
+		mcs_counter_max(MCS_FLUSH_NS_MAX, ns);
+		if (origin == MCS_ORIGIN_ASYNC)
+			mcs_count(MCS_FLUSH_ASYNC);
+		return;
+	}
+	mcs_count(MCS_FLUSH_SKIPPED);
+}
+
+static void mcs_periodic_fn(struct work_struct *work)
+{
+	unsigned int ms;
+
+	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC);
+	ms = READ_ONCE(mcs_period_ms);
+	if (ms && ms != MCS_KERNEL_PERIOD_MS)
+		queue_delayed_work(system_unbound_wq, &mcs_periodic_work,
+				   msecs_to_jiffies(ms));
+}
+
+static void mcs_async_fn(struct work_struct *work)
+{
+	mcs_flush_request(MCS_ORIGIN_ASYNC);
+}
+
+/* Attach the update-side hooks exactly while a knob needs them. */
+static int mcs_update_hooks_sync(int mode, unsigned int every)
+{
+	if (mode == MCS_MODE_THRESHOLD || every)
+		return mcs_hooks_attach(&mcs_flush_hooks, MCS_GRP_UPDATE);
+	mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_UPDATE);
+	return 0;
+}
+
+static int mcs_apply_mode(int mode)
+{
+	int old = mcs_mode, ret;
+
+	if (mode == old)
+		return 0;
+	ret = mcs_update_hooks_sync(mode, mcs_update_every);
+	if (ret)
+		return ret;
+	if (mode == MCS_MODE_THRESHOLD)
+		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());
+	WRITE_ONCE(mcs_mode, mode);
+	if (old == MCS_MODE_KERNEL)
+		mcs_backend_gate(true);
+	else if (mode == MCS_MODE_KERNEL)
+		mcs_backend_gate(false);
+	return 0;
+}
+
+static void mcs_apply_period(unsigned int ms)
+{
+	WRITE_ONCE(mcs_period_ms, ms);
+	if (ms == MCS_KERNEL_PERIOD_MS) {
+		cancel_delayed_work_sync(&mcs_periodic_work);
+		if (mcs_kernel_periodic_stopped) {
+			mcs_backend_kernel_periodic(true);
+			mcs_kernel_periodic_stopped = false;
+		}
+		return;
+	}
+	if (!mcs_kernel_periodic_stopped) {
+		mcs_backend_kernel_periodic(false);
+		mcs_kernel_periodic_stopped = true;
+	}
+	if (ms)
+		mod_delayed_work(system_unbound_wq, &mcs_periodic_work,
+				 msecs_to_jiffies(ms));
+	else
+		cancel_delayed_work_sync(&mcs_periodic_work);
+}
+
+static int mcs_apply_update_every(unsigned int every)
+{
+	int ret = mcs_update_hooks_sync(mcs_mode, every);
+
+	if (!ret)
+		WRITE_ONCE(mcs_update_every, every);
+	return ret;
+}
+
+/* Knob setters: parse, then apply under the knob lock. */
+
+static int mcs_set_mode(const char *text)
+{
+	int mode = match_string(mcs_mode_names, ARRAY_SIZE(mcs_mode_names),
+				text);
+	int ret;
+
+	if (mode < 0)
+		return -EINVAL;
+	mutex_lock(&mcs_knob_lock);
+	ret = mcs_available ? mcs_apply_mode(mode) : -EOPNOTSUPP;
+	mutex_unlock(&mcs_knob_lock);
+	return ret;
+}
+
+static int mcs_set_threshold(const char *text)
+{
+	u64 v;
+
+	if (mcs_knob_parse_u64(text, 0, MCS_THRESHOLD_MAX, &v))
+		return -EINVAL;
+	WRITE_ONCE(mcs_threshold, v);
+	return 0;
+}
+
+static int mcs_set_period(const char *text)
+{
+	u64 v;
+
+	if (mcs_knob_parse_u64(text, 0, MCS_PERIOD_MAX_MS, &v) ||
+	    (v && v < MCS_PERIOD_MIN_MS))
+		return -EINVAL;
+	if (!mcs_available)
+		return -EOPNOTSUPP;
+	mutex_lock(&mcs_knob_lock);
+	mcs_apply_period(v);
+	mutex_unlock(&mcs_knob_lock);
+	return 0;
+}
+
+static int mcs_set_update_every(const char *text)
+{
+	u64 v;
+	int ret;
+
+	if (mcs_knob_parse_u64(text, 0, MCS_UPDATE_EVERY_MAX, &v))
+		return -EINVAL;
+	mutex_lock(&mcs_knob_lock);
+	ret = mcs_available ? mcs_apply_update_every(v) : -EOPNOTSUPP;
+	mutex_unlock(&mcs_knob_lock);
+	return ret;
+}
+
+static void mcs_show_mode(struct seq_file *m)
+{
+	seq_printf(m, "%s\n", mcs_mode_names[READ_ONCE(mcs_mode)]);
+}
+
+static void mcs_show_threshold(struct seq_file *m)
+{
+	seq_printf(m, "%llu\n", READ_ONCE(mcs_threshold));
+}
+
+static void mcs_show_period(struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(mcs_period_ms));
+}
+
+static void mcs_show_update_every(struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(mcs_update_every));
+}
+
+const struct mcs_knob mcs_flush_knobs[] = {
+	{ "flush_mode", mcs_set_mode, mcs_show_mode },
+	{ "flush_threshold", mcs_set_threshold, mcs_show_threshold },
+	{ "flush_period_ms", mcs_set_period, mcs_show_period },
+	{ "update_flush_every", mcs_set_update_every, mcs_show_update_every },
+};
+
+const unsigned int mcs_flush_nr_knobs = ARRAY_SIZE(mcs_flush_knobs);
+
+/* Initial values; parsed exactly like writes to the debugfs files. */
+static char *flush_mode = "kernel";
+module_param(flush_mode, charp, 0444);
+MODULE_PARM_DESC(flush_mode, "Initial flush_mode: kernel, threshold, always or never (default kernel)");
+static char *flush_threshold;
+module_param(flush_threshold, charp, 0444);
+MODULE_PARM_DESC(flush_threshold, "Initial flush_threshold in pending updates (default: the kernel's, MEMCG_CHARGE_BATCH * online cpus)");
+static char *flush_period_ms = "2000";
+module_param(flush_period_ms, charp, 0444);
+MODULE_PARM_DESC(flush_period_ms, "Initial flush_period_ms: 0 (no periodic flush) or 10..3600000 (default 2000, the kernel's)");
+static char *update_flush_every = "0";
+module_param(update_flush_every, charp, 0444);
+MODULE_PARM_DESC(update_flush_every, "Initial update_flush_every: 0 (off) or N, an async flush every N stat updates on a cpu (default 0)");
+
+static int mcs_flush_apply_params(void)
+{
+	static const struct {
+		const char *param;
+		const char **value;
+		int (*set)(const char *text);
+	} params[] = {
+		{ "flush_threshold", (const char **)&flush_threshold,
+		  mcs_set_threshold },
+		{ "flush_period_ms", (const char **)&flush_period_ms,
+		  mcs_set_period },
+		{ "update_flush_every", (const char **)&update_flush_every,
+		  mcs_set_update_every },
+		{ "flush_mode", (const char **)&flush_mode, mcs_set_mode },
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		if (!*params[i].value)
+			continue;
+		ret = params[i].set(*params[i].value);
+		if (ret) {
+			pr_err("invalid module parameter %s=%s\n",
+			       params[i].param, *params[i].value);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+bool mcs_flush_available(void)
+{
+	return mcs_available;
+}
+
+static const enum mcs_counter mcs_flush_counters[] = {
+	MCS_FLUSH_REQUESTS, MCS_FLUSH_PERFORMED, MCS_FLUSH_SKIPPED,
+	MCS_FLUSH_PERIODIC, MCS_FLUSH_ASYNC, MCS_FLUSH_ASYNC_QUEUED,
+	MCS_FLUSH_NS_TOTAL, MCS_FLUSH_NS_MAX,
 };
 
 int mcs_flush_init(void)
 {
+	unsigned int i;
 	int ret;
 
+	mcs_threshold = MEMCG_CHARGE_BATCH * num_online_cpus();
 	ret = mcs_hook_table_init(&mcs_flush_hooks);
 	if (ret)
 		return ret;
-	/* The timing counters exist when the timed hook does. */
-	if (mcs_counter_present(MCS_FLUSH_PERFORMED)) {
-		mcs_counter_set_present(MCS_FLUSH_NS_TOTAL);
-		mcs_counter_set_present(MCS_FLUSH_NS_MAX);
+	if (mcs_backend_init()) {
+		/* Load all the same: `hooks` and `version` say why. */
+		mcs_hooks_set_missing(&mcs_flush_hooks, ~0U);
+		pr_warn("flush control unavailable on this kernel\n");
+		return 0;
 	}
 	ret = mcs_hooks_attach(&mcs_flush_hooks, MCS_GRP_FLUSH);
 	if (ret)
-		mcs_hook_table_exit(&mcs_flush_hooks);
+		goto fail;
+	mcs_available = true;
+	for (i = 0; i < ARRAY_SIZE(mcs_flush_counters); i++)
+		mcs_counter_set_present(mcs_flush_counters[i]);
+	if (mcs_hooks_resolved(&mcs_flush_hooks, MCS_GRP_UPDATE))
+		mcs_counter_set_present(MCS_STAT_UPDATES);
+	ret = mcs_flush_apply_params();
+	if (ret) {
+		mcs_flush_exit();
+		return ret;
+	}
+	return 0;
+fail:
+	mcs_hook_table_exit(&mcs_flush_hooks);
 	return ret;
 }
 
 void mcs_flush_exit(void)
 {
+	mutex_lock(&mcs_knob_lock);
+	if (mcs_available) {
+		mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_UPDATE);
+		cancel_work_sync(&mcs_async_work);
+		mcs_apply_period(MCS_KERNEL_PERIOD_MS);
+		mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_FLUSH);
+		/* No task may be left in the replacement when we return. */
+		while (atomic_read(&mcs_inflight))
+			usleep_range(100, 1000);
+		if (mcs_mode != MCS_MODE_KERNEL)
+			mcs_backend_gate(false);
+		mcs_mode = MCS_MODE_KERNEL;
+		mcs_available = false;
+	}
+	mutex_unlock(&mcs_knob_lock);
 	mcs_hook_table_exit(&mcs_flush_hooks);
 }

@@ -2,9 +2,14 @@
 #ifndef MCS_FLUSH_H
 #define MCS_FLUSH_H
 
-#include "hook.h"
+#include "flush_backend.h"
+#include "knob.h"
 
-extern struct mcs_hook_table mcs_flush_hooks;
+extern const struct mcs_knob mcs_flush_knobs[];
+extern const unsigned int mcs_flush_nr_knobs;
+
+/* true when this kernel's flush objects were all found */
+bool mcs_flush_available(void);
 
 int mcs_flush_init(void);
 void mcs_flush_exit(void);

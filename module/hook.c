@@ -254,6 +254,27 @@ bool mcs_hooks_attached(struct mcs_hook_table *t, unsigned int group)
 	return false;
 }
 
+bool mcs_hooks_resolved(struct mcs_hook_table *t, unsigned int group)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if ((t->hooks[i].group & group) &&
+		    t->hooks[i].state == MCS_HOOK_MISSING)
+			return false;
+	return true;
+}
+
+void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group)
+{
+	unsigned int i;
+
+	mcs_hooks_detach(t, group);
+	for (i = 0; i < t->n; i++)
+		if (t->hooks[i].group & group)
+			t->hooks[i].state = MCS_HOOK_MISSING;
+}
+
 static const char * const mcs_state_names[] = {
 	[MCS_HOOK_MISSING]	= "missing",
 	[MCS_HOOK_OFF]		= "off",

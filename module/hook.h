@@ -77,6 +77,10 @@ int mcs_hooks_attach(struct mcs_hook_table *t, unsigned int group);
 void mcs_hooks_detach(struct mcs_hook_table *t, unsigned int group);
 /* true when some hook of @group in @t is attached */
 bool mcs_hooks_attached(struct mcs_hook_table *t, unsigned int group);
+/* true when every hook of @group in @t was found in this kernel */
+bool mcs_hooks_resolved(struct mcs_hook_table *t, unsigned int group);
+/* Mark the hooks of @group missing (a kernel object they need is absent). */
+void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group);
 
 /* One line per hook, in the format of the `hooks` file. */
 void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t);

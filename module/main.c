@@ -15,6 +15,7 @@
 #include "debugfs.h"
 #include "flush.h"
 #include "ksym.h"
+#include "stock.h"
 #include "version.h"
 
 static int __init mcs_init(void)
@@ -27,15 +28,20 @@ static int __init mcs_init(void)
 	ret = mcs_flush_init();
 	if (ret)
 		goto fail;
-	ret = mcs_debugfs_init();
+	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
+	ret = mcs_debugfs_init();
+	if (ret)
+		goto fail_stock;
 
 	pr_info("loaded v%s on %s (generation %s, flush model %s)\n",
 		MCS_VERSION, utsname()->release, MCS_GEN_NAME,
 		MCS_FLUSH_MODEL);
 	return 0;
 
+fail_stock:
+	mcs_stock_exit();
 fail_flush:
 	mcs_flush_exit();
 fail:
@@ -46,6 +52,7 @@ fail:
 static void __exit mcs_exit(void)
 {
 	mcs_debugfs_exit();
+	mcs_stock_exit();
 	mcs_flush_exit();
 	pr_info("unloaded\n");
 }

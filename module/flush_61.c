@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flush backend of the 6.1 generation (global threshold).
+ *
+ * mm/memcontrol.c of 6.1:
+ *   __mem_cgroup_flush_stats(void): trylock stats_flush_lock, set
+ *     flush_next_time = jiffies_64 + 2 * FLUSH_TIME,
+ *     cgroup_rstat_flush_irqsafe(root_mem_cgroup->css.cgroup),
+ *     atomic_set(&stats_flush_threshold, 0), unlock;
+ *   mem_cgroup_flush_stats(): the gate, inlined into the readers of
+ *     memcontrol.c: flush if stats_flush_threshold > num_online_cpus();
+ *   flush_memcg_stats_dwork(): __mem_cgroup_flush_stats() and requeue
+ *     stats_flush_dwork after FLUSH_TIME (2 s) on system_unbound_wq;
+ *   memcg_rstat_updated(): inlined into __mod_memcg_state,
+ *     __mod_memcg_lruvec_state and __count_memcg_events.
+ * Every flush passes __mem_cgroup_flush_stats, so that is the choke point
+ * the module redirects; its replacement performs the same steps on the
+ * kernel's own objects (found through kallsyms) when the policy says so.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "compat.h"
+
+#ifdef MCS_GEN_61
+
+#include <linux/cgroup.h>
+#include <linux/jiffies.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/clock.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "flush_backend.h"
+#include "ksym.h"
+
+/* FLUSH_TIME of mm/memcontrol.c (6.1). */
+#define MCS61_FLUSH_TIME	(2UL * HZ)
+
+static struct {
+	spinlock_t *lock;		/* stats_flush_lock: one flush at a time */
+	u64 *next_time;
+	atomic_t *threshold;
+	struct delayed_work *dwork;
+	struct mem_cgroup **root;
+	void (*rstat_flush)(struct cgroup *cgrp);
+	unsigned long dwork_fn_start, dwork_fn_end;
+} k61;
+
+/* The replacement of __mem_cgroup_flush_stats(void). */
+static void mcs61_flush_stats(void)
+{
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+
+	mcs_flush_enter();
+	if (caller >= k61.dwork_fn_start && caller < k61.dwork_fn_end)
+		mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC);
+	else
+		mcs_flush_request(MCS_ORIGIN_READER);
+	mcs_flush_leave();
+}
+
+static void mcs61_update_int(struct mcs_hook *h, unsigned long parent_ip,
+			     struct ftrace_regs *fregs)
+{
+	/* __mod_memcg_state(memcg, idx, int val) and the lruvec variant. */
+	int val = (int)mcs_fregs_arg(fregs, 2);
+
+	mcs_flush_stat_update(abs(val));
+}
+
+static void mcs61_update_events(struct mcs_hook *h, unsigned long parent_ip,
+				struct ftrace_regs *fregs)
+{
+	/* __count_memcg_events(memcg, idx, unsigned long count) */
+	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
+}
+
+static struct mcs_hook mcs61_rows[] = {
+	{
+		.name = "flush",
+		.target = "__mem_cgroup_flush_stats",
+		.mech = MCS_MECH_REDIRECT,
+		.group = MCS_GRP_FLUSH,
+		.redirect_to = mcs61_flush_stats,
+	},
+	{
+		.name = "update.memcg_state",
+		.target = "__mod_memcg_state",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs61_update_int,
+	},
+	{
+		.name = "update.lruvec_state",
+		.target = "__mod_memcg_lruvec_state",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs61_update_int,
+	},
+	{
+		.name = "update.events",
+		.target = "__count_memcg_events",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs61_update_events,
+	},
+};
+
+struct mcs_hook_table mcs_flush_hooks = {
+	.hooks = mcs61_rows,
+	.n = ARRAY_SIZE(mcs61_rows),
+};
+
+static int mcs61_resolve(const char *name, void *out)
+{
+	unsigned long addr = mcs_ksym(name);
+
+	if (!addr) {
+		pr_err("flush control: %s not in this kernel\n", name);
+		return -ENOENT;
+	}
+	*(unsigned long *)out = addr;
+	return 0;
+}
+
+int mcs_backend_init(void)
+{
+	return mcs61_resolve("stats_flush_lock", &k61.lock) ?:
+	       mcs61_resolve("flush_next_time", &k61.next_time) ?:
+	       mcs61_resolve("stats_flush_threshold", &k61.threshold) ?:
+	       mcs61_resolve("stats_flush_dwork", &k61.dwork) ?:
+	       mcs61_resolve("root_mem_cgroup", &k61.root) ?:
+	       mcs61_resolve("cgroup_rstat_flush_irqsafe", &k61.rstat_flush) ?:
+	       mcs_ksym_range("flush_memcg_stats_dwork", &k61.dwork_fn_start,
+			      &k61.dwork_fn_end);
+}
+
+/* Readers flush when the threshold exceeds num_online_cpus(). */
+static int mcs61_gate_value(bool open)
+{
+	return open ? INT_MAX / 2 : 0;
+}
+
+bool mcs_backend_flush(bool gate_open, u64 *ns)
+{
+	unsigned long flags;
+	u64 start;
+
+	if (!spin_trylock_irqsave(k61.lock, flags))
+		return false;
+	/*
+	 * With the gate held open, the refault path's 4 s rate limit
+	 * (mem_cgroup_flush_stats_delayed) is lifted as well: the policy
+	 * decides every request.
+	 */
+	WRITE_ONCE(*k61.next_time,
+		   gate_open ? 0 : get_jiffies_64() + 2 * MCS61_FLUSH_TIME);
+	start = local_clock();
+	k61.rstat_flush((*k61.root)->css.cgroup);
+	*ns = local_clock() - start;
+	atomic_set(k61.threshold, mcs61_gate_value(gate_open));
+	spin_unlock_irqrestore(k61.lock, flags);
+	return true;
+}
+
+void mcs_backend_gate(bool open)
+{
+	/*
+	 * Closing it leaves one more than the limit: the next reader flushes
+	 * through the kernel's own path, which sets the kernel's state (the
+	 * threshold to 0, flush_next_time) exactly as if we had never been.
+	 */
+	atomic_set(k61.threshold, open ? mcs61_gate_value(true) :
+					 num_online_cpus() + 1);
+	if (open)
+		WRITE_ONCE(*k61.next_time, 0);
+}
+
+void mcs_backend_kernel_periodic(bool run)
+{
+	if (run)
+		queue_delayed_work(system_unbound_wq, k61.dwork,
+				   MCS61_FLUSH_TIME);
+	else
+		cancel_delayed_work_sync(k61.dwork);
+}
+
+#endif /* MCS_GEN_61 */

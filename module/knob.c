@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Strict parsing shared by every knob and module parameter. */
+#include <linux/ctype.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "knob.h"
+
+int mcs_knob_parse_u64(const char *text, u64 min, u64 max, u64 *out)
+{
+	u64 v;
+
+	/* kstrtoull() would take a leading '+' and a trailing newline. */
+	if (!isdigit(text[0]) || kstrtoull(text, 10, &v) ||
+	    text[strlen(text) - 1] == '\n')
+		return -EINVAL;
+	if (v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Charge-stock and object-stock counters.
+ *
+ * consume_stock() and consume_obj_stock() are inlined into their callers,
+ * so their outcome is counted through neighbours, attributing a call to its
+ * caller by ftrace's parent_ip (one range compare):
+ *   charge stock   attempt = try_charge_memcg() called;
+ *                  miss    = page_counter_try_charge() called from inside
+ *                            try_charge_memcg() (on cgroup v2 exactly one
+ *                            per failed consume_stock(); a retry after
+ *                            reclaim tries the stock again, so it is a miss
+ *                            again; with cgroup v1 memsw accounting the
+ *                            memsw charge would count too: v2 only);
+ *   object stock   attempt = obj_cgroup_charge() called;
+ *                  miss    = try_charge_memcg() called from inside
+ *                            obj_cgroup_charge() (obj_cgroup_charge_pages()
+ *                            is inlined there);
+ *   objcg vmstat   update  = mod_objcg_state() called;
+ *   (seed 001)     flush   = __mod_memcg_lruvec_state() called from inside
+ *                            mod_objcg_state() (mod_objcg_mlstate() inlined).
+ * Refills and drains are calls of the functions of those names.
+ * Adding a kernel generation is adding a table below (re-check inlining).
+ *
+ * The stock_hooks knob detaches and re-attaches the whole group; the counter
+ * values are kept (only `reset` zeroes them) and other groups are untouched.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/moduleparam.h>
+
+#include "compat.h"
+#include "stock.h"
+
+#define MCS_STOCK_ROW(_name, _target, _caller, _counter)	\
+	{							\
+		.name = _name,					\
+		.target = _target,				\
+		.caller = _caller,				\
+		.mech = MCS_MECH_FTRACE,			\
+		.group = MCS_GRP_STOCK,				\
+		.counter = _counter,				\
+	}
+
+static struct mcs_hook mcs_stock_rows[] = {
+#if defined(MCS_GEN_61) || defined(MCS_GEN_612)
+	MCS_STOCK_ROW("charge_stock.attempts", "try_charge_memcg", NULL,
+		      MCS_CHARGE_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW("charge_stock.misses", "page_counter_try_charge",
+		      "try_charge_memcg", MCS_CHARGE_STOCK_MISSES),
+	MCS_STOCK_ROW("charge_stock.refills", "refill_stock", NULL,
+		      MCS_CHARGE_STOCK_REFILLS),
+	MCS_STOCK_ROW("charge_stock.drains", "drain_stock", NULL,
+		      MCS_CHARGE_STOCK_DRAINS),
+	MCS_STOCK_ROW("obj_stock.attempts", "obj_cgroup_charge", NULL,
+		      MCS_OBJ_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW("obj_stock.misses", "try_charge_memcg",
+		      "obj_cgroup_charge", MCS_OBJ_STOCK_MISSES),
+	MCS_STOCK_ROW("obj_stock.refills", "refill_obj_stock", NULL,
+		      MCS_OBJ_STOCK_REFILLS),
+	MCS_STOCK_ROW("obj_stock.drains", "drain_obj_stock", NULL,
+		      MCS_OBJ_STOCK_DRAINS),
+	MCS_STOCK_ROW("objcg_vmstat.updates", "mod_objcg_state", NULL,
+		      MCS_OBJCG_VMSTAT_UPDATES),
+	MCS_STOCK_ROW("objcg_vmstat.flushes", "__mod_memcg_lruvec_state",
+		      "mod_objcg_state", MCS_OBJCG_VMSTAT_FLUSHES),
+#endif
+};
+
+struct mcs_hook_table mcs_stock_hooks = {
+	.hooks = mcs_stock_rows,
+	.n = ARRAY_SIZE(mcs_stock_rows),
+};
+
+static bool stock_hooks = true;
+module_param(stock_hooks, bool, 0444);
+MODULE_PARM_DESC(stock_hooks, "Attach the stock counters at load (default 1)");
+
+static int mcs_stock_set(const char *text)
+{
+	if (!strcmp(text, "1"))
+		return mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
+	if (!strcmp(text, "0")) {
+		mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_STOCK);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void mcs_stock_show(struct seq_file *m)
+{
+	seq_printf(m, "%d\n",
+		   mcs_hooks_attached(&mcs_stock_hooks, MCS_GRP_STOCK));
+}
+
+const struct mcs_knob mcs_stock_knob = {
+	"stock_hooks", mcs_stock_set, mcs_stock_show
+};
+
+int mcs_stock_init(void)
+{
+	int ret = mcs_hook_table_init(&mcs_stock_hooks);
+
+	if (ret || !stock_hooks)
+		return ret;
+	ret = mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
+	if (ret)
+		mcs_hook_table_exit(&mcs_stock_hooks);
+	return ret;
+}
+
+void mcs_stock_exit(void)
+{
+	mcs_hook_table_exit(&mcs_stock_hooks);
+}
