@@ -17,8 +17,10 @@
  *                            obj_cgroup_charge() (obj_cgroup_charge_pages()
  *                            is inlined there);
  *   objcg vmstat   update  = mod_objcg_state() called;
- *   (seed 001)     flush   = __mod_memcg_lruvec_state() called from inside
- *                            mod_objcg_state() (mod_objcg_mlstate() inlined).
+ *   (seed 001)     flush   = mod_memcg_lruvec_state() called from inside
+ *                            mod_objcg_state() (mod_objcg_mlstate() is
+ *                            inlined there, while this static inline of
+ *                            memcontrol.h is compiled out of line).
  * Refills and drains are calls of the functions of those names.
  * Adding a kernel generation is adding a table below (re-check inlining).
  *
@@ -62,7 +64,7 @@ static struct mcs_hook mcs_stock_rows[] = {
 		      MCS_OBJ_STOCK_DRAINS),
 	MCS_STOCK_ROW("objcg_vmstat.updates", "mod_objcg_state", NULL,
 		      MCS_OBJCG_VMSTAT_UPDATES),
-	MCS_STOCK_ROW("objcg_vmstat.flushes", "__mod_memcg_lruvec_state",
+	MCS_STOCK_ROW("objcg_vmstat.flushes", "mod_memcg_lruvec_state",
 		      "mod_objcg_state", MCS_OBJCG_VMSTAT_FLUSHES),
 #endif
 };
