@@ -62,3 +62,6 @@ clean:
 	rm -f module/*.o module/.*.cmd *.o *.ko *.mod *.mod.c .*.cmd \
 		Module.symvers modules.order
 	rm -rf .tmp_versions
+
+# Installation, DKMS and signing targets (issue: install like a real module).
+-include scripts/install.mk
