@@ -53,6 +53,7 @@ check:
 	$(MAKE) unit
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
+	$(MAKE) vmtest KVER=6.12
 
 demo: userspace
 	scripts/demo.sh $(KVER)

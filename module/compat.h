@@ -12,15 +12,23 @@
 
 #include <linux/version.h>
 
+/* Generation bits, for the `gens` field of hook table rows. */
+#define MCS_ON_61		0x1
+#define MCS_ON_612		0x2
+#define MCS_ON_7X		0x4
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 #define MCS_GEN_7X		1	/* css_rstat_flush, multi-memcg stock */
 #define MCS_GEN_NAME		"7.x"
+#define MCS_GEN_BIT		MCS_ON_7X
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define MCS_GEN_612		1	/* per-memcg threshold, global choke point */
 #define MCS_GEN_NAME		"6.12"
+#define MCS_GEN_BIT		MCS_ON_612
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define MCS_GEN_61		1	/* global threshold, inlined gate */
 #define MCS_GEN_NAME		"6.1"
+#define MCS_GEN_BIT		MCS_ON_61
 #else
 #error "memcg_statctl supports Linux 6.1 and later"
 #endif
@@ -46,8 +54,11 @@
 /* x86 6.1: struct ftrace_regs wraps pt_regs, argument registers saved. */
 #define mcs_fregs_arg(fregs, n) \
 	regs_get_kernel_argument(&(fregs)->regs, (n))
+#define mcs_fregs_set_ip(fregs, ip)	ftrace_instruction_pointer_set(fregs, ip)
 #else
 #define mcs_fregs_arg(fregs, n)	ftrace_regs_get_argument((fregs), (n))
+#define mcs_fregs_set_ip(fregs, ip) \
+	ftrace_regs_set_instruction_pointer(fregs, ip)
 #endif
 
 #endif /* MCS_COMPAT_H */

@@ -33,6 +33,8 @@
  *   controllers, and reading cpu.stat or io.stat flushes memcg too.
  * - Unload: update hooks off, async work cancelled, the kernel's periodic
  *   work back, redirect off, in-flight calls drained, gate closed.
+ * - Calls into the kernel's unexported flush worker go through kcall stubs
+ *   (kcall.h), never through a function pointer: IBT-safe.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,6 +45,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "counters.h"
 #include "flush.h"
 
@@ -106,7 +109,7 @@ void mcs_flush_leave(void)
 	atomic_dec(&mcs_inflight);
 }
 
-void mcs_flush_stat_update(u64 amount)
+static void mcs_flush_stat_update(u64 amount)
 {
 	unsigned int every = READ_ONCE(mcs_update_every);
 
@@ -118,7 +121,26 @@ void mcs_flush_stat_update(u64 amount)
 	}
 }
 
-static bool mcs_policy_flushes(int mode)
+void mcs_update_int_handler(struct mcs_hook *h, unsigned long parent_ip,
+			    struct ftrace_regs *fregs)
+{
+	int val = (int)mcs_fregs_arg(fregs, 2);
+
+	mcs_flush_stat_update(abs(val));
+}
+
+void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
+			      struct ftrace_regs *fregs)
+{
+	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
+}
+
+bool mcs_flush_kernel_mode(void)
+{
+	return READ_ONCE(mcs_mode) == MCS_MODE_KERNEL;
+}
+
+static bool mcs_policy_flushes(int mode, void *target)
 {
 	switch (mode) {
 	case MCS_MODE_THRESHOLD:
@@ -126,12 +148,14 @@ static bool mcs_policy_flushes(int mode)
 		       READ_ONCE(mcs_threshold);
 	case MCS_MODE_NEVER:
 		return false;
-	default:	/* kernel: the kernel's gate already said yes */
+	case MCS_MODE_KERNEL:
+		return mcs_backend_kernel_wants(target);
+	default:	/* always */
 		return true;
 	}
 }
 
-void mcs_flush_request(enum mcs_flush_origin origin)
+void mcs_flush_request(enum mcs_flush_origin origin, void *target)
 {
 	int mode = READ_ONCE(mcs_mode);
 	bool flush = true;
@@ -142,9 +166,9 @@ void mcs_flush_request(enum mcs_flush_origin origin)
 	    origin == MCS_ORIGIN_MODULE_PERIODIC)
 		mcs_count(MCS_FLUSH_PERIODIC);
 	else if (origin == MCS_ORIGIN_READER)
-		flush = mcs_policy_flushes(mode);
+		flush = mcs_policy_flushes(mode, target);
 
-	if (flush && mcs_backend_flush(mode != MCS_MODE_KERNEL, &ns)) {
+	if (flush && mcs_backend_flush(target, mode != MCS_MODE_KERNEL, &ns)) {
 		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());
 		mcs_count(MCS_FLUSH_PERFORMED);
 		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
@@ -160,7 +184,7 @@ static void mcs_periodic_fn(struct work_struct *work)
 {
 	unsigned int ms;
 
-	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC);
+	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC, NULL);
 	ms = READ_ONCE(mcs_period_ms);
 	if (ms && ms != MCS_KERNEL_PERIOD_MS)
 		queue_delayed_work(system_unbound_wq, &mcs_periodic_work,
@@ -169,7 +193,7 @@ static void mcs_periodic_fn(struct work_struct *work)
 
 static void mcs_async_fn(struct work_struct *work)
 {
-	mcs_flush_request(MCS_ORIGIN_ASYNC);
+	mcs_flush_request(MCS_ORIGIN_ASYNC, NULL);
 }
 
 /* Attach the update-side hooks exactly while a knob needs them. */
@@ -381,6 +405,7 @@ int mcs_flush_init(void)
 		return ret;
 	if (mcs_backend_init()) {
 		/* Load all the same: `hooks` and `version` say why. */
+		mcs_backend_exit();
 		mcs_hooks_set_missing(&mcs_flush_hooks, ~0U);
 		pr_warn("flush control unavailable on this kernel\n");
 		return 0;
@@ -419,6 +444,7 @@ void mcs_flush_exit(void)
 			mcs_backend_gate(false);
 		mcs_mode = MCS_MODE_KERNEL;
 		mcs_available = false;
+		mcs_backend_exit();
 	}
 	mutex_unlock(&mcs_knob_lock);
 	mcs_hook_table_exit(&mcs_flush_hooks);

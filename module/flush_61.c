@@ -26,11 +26,12 @@
 #include <linux/cgroup.h>
 #include <linux/jiffies.h>
 #include <linux/memcontrol.h>
-#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "flush_backend.h"
+#include "kcall.h"
 #include "ksym.h"
 
 /* FLUSH_TIME of mm/memcontrol.c (6.1). */
@@ -42,9 +43,17 @@ static struct {
 	atomic_t *threshold;
 	struct delayed_work *dwork;
 	struct mem_cgroup **root;
-	void (*rstat_flush)(struct cgroup *cgrp);
 	unsigned long dwork_fn_start, dwork_fn_end;
 } k61;
+
+static __noipa noinline void mcs61_call_rstat_flush(struct cgroup *cgrp)
+{
+}
+
+static struct mcs_kcall mcs61_kc_rstat_flush = {
+	.name = "cgroup_rstat_flush_irqsafe",
+	.stub = mcs61_call_rstat_flush,
+};
 
 /* The replacement of __mem_cgroup_flush_stats(void). */
 static void mcs61_flush_stats(void)
@@ -53,26 +62,10 @@ static void mcs61_flush_stats(void)
 
 	mcs_flush_enter();
 	if (caller >= k61.dwork_fn_start && caller < k61.dwork_fn_end)
-		mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC);
+		mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
 	else
-		mcs_flush_request(MCS_ORIGIN_READER);
+		mcs_flush_request(MCS_ORIGIN_READER, NULL);
 	mcs_flush_leave();
-}
-
-static void mcs61_update_int(struct mcs_hook *h, unsigned long parent_ip,
-			     struct ftrace_regs *fregs)
-{
-	/* __mod_memcg_state(memcg, idx, int val) and the lruvec variant. */
-	int val = (int)mcs_fregs_arg(fregs, 2);
-
-	mcs_flush_stat_update(abs(val));
-}
-
-static void mcs61_update_events(struct mcs_hook *h, unsigned long parent_ip,
-				struct ftrace_regs *fregs)
-{
-	/* __count_memcg_events(memcg, idx, unsigned long count) */
-	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
 }
 
 static struct mcs_hook mcs61_rows[] = {
@@ -88,21 +81,21 @@ static struct mcs_hook mcs61_rows[] = {
 		.target = "__mod_memcg_state",
 		.mech = MCS_MECH_FTRACE,
 		.group = MCS_GRP_UPDATE,
-		.handler = mcs61_update_int,
+		.handler = mcs_update_int_handler,
 	},
 	{
 		.name = "update.lruvec_state",
 		.target = "__mod_memcg_lruvec_state",
 		.mech = MCS_MECH_FTRACE,
 		.group = MCS_GRP_UPDATE,
-		.handler = mcs61_update_int,
+		.handler = mcs_update_int_handler,
 	},
 	{
 		.name = "update.events",
 		.target = "__count_memcg_events",
 		.mech = MCS_MECH_FTRACE,
 		.group = MCS_GRP_UPDATE,
-		.handler = mcs61_update_events,
+		.handler = mcs_update_count_handler,
 	},
 };
 
@@ -125,14 +118,28 @@ static int mcs61_resolve(const char *name, void *out)
 
 int mcs_backend_init(void)
 {
+	unsigned long flush;
+
 	return mcs61_resolve("stats_flush_lock", &k61.lock) ?:
 	       mcs61_resolve("flush_next_time", &k61.next_time) ?:
 	       mcs61_resolve("stats_flush_threshold", &k61.threshold) ?:
 	       mcs61_resolve("stats_flush_dwork", &k61.dwork) ?:
 	       mcs61_resolve("root_mem_cgroup", &k61.root) ?:
-	       mcs61_resolve("cgroup_rstat_flush_irqsafe", &k61.rstat_flush) ?:
+	       mcs61_resolve("cgroup_rstat_flush_irqsafe", &flush) ?:
 	       mcs_ksym_range("flush_memcg_stats_dwork", &k61.dwork_fn_start,
-			      &k61.dwork_fn_end);
+			      &k61.dwork_fn_end) ?:
+	       mcs_kcall_attach(&mcs61_kc_rstat_flush, flush);
+}
+
+void mcs_backend_exit(void)
+{
+	mcs_kcall_detach(&mcs61_kc_rstat_flush);
+}
+
+/* The kernel's gate, inlined into the readers, has already said yes. */
+bool mcs_backend_kernel_wants(void *target)
+{
+	return true;
 }
 
 /* Readers flush when the threshold exceeds num_online_cpus(). */
@@ -141,7 +148,7 @@ static int mcs61_gate_value(bool open)
 	return open ? INT_MAX / 2 : 0;
 }
 
-bool mcs_backend_flush(bool gate_open, u64 *ns)
+bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
 {
 	unsigned long flags;
 	u64 start;
@@ -155,9 +162,9 @@ bool mcs_backend_flush(bool gate_open, u64 *ns)
 	 */
 	WRITE_ONCE(*k61.next_time,
 		   gate_open ? 0 : get_jiffies_64() + 2 * MCS61_FLUSH_TIME);
-	start = local_clock();
-	k61.rstat_flush((*k61.root)->css.cgroup);
-	*ns = local_clock() - start;
+	start = ktime_get_ns();
+	mcs61_call_rstat_flush((*k61.root)->css.cgroup);
+	*ns = ktime_get_ns() - start;
 	atomic_set(k61.threshold, mcs61_gate_value(gate_open));
 	spin_unlock_irqrestore(k61.lock, flags);
 	return true;

@@ -23,12 +23,21 @@ extern struct mcs_hook_table mcs_flush_hooks;
 
 /* Resolve the kernel objects; -ENOENT when this kernel lacks one. */
 int mcs_backend_init(void);
+void mcs_backend_exit(void);
 /*
- * Flush as the kernel does (trylock, flush, reset its gate); with
- * @gate_open, leave the kernel's reader gate open so that every reader
- * reaches the policy. Returns false when another flush holds the lock.
+ * @target is what a request is about: the memcg whose subtree a reader
+ * wants flushed on per-memcg kernels, NULL for the root (and always on 6.1,
+ * where every flush is global).
+ *
+ * In `kernel` mode, would the kernel flush @target for a reader now?
  */
-bool mcs_backend_flush(bool gate_open, u64 *ns);
+bool mcs_backend_kernel_wants(void *target);
+/*
+ * Flush @target as the kernel does; with @gate_open, leave the kernel's
+ * reader gate open so that every reader reaches the policy. Returns false
+ * when the flush did not run (another flush held the lock).
+ */
+bool mcs_backend_flush(void *target, bool gate_open, u64 *ns);
 /* Open the reader gate, or put it back so that the kernel takes over. */
 void mcs_backend_gate(bool open);
 /* Stop or restart the kernel's own periodic flusher. */
@@ -36,11 +45,19 @@ void mcs_backend_kernel_periodic(bool run);
 /* The kernel's own period, in ms. */
 #define MCS_KERNEL_PERIOD_MS	2000
 
-/* Implemented by flush.c, called by the backend's redirect. */
-void mcs_flush_request(enum mcs_flush_origin origin);
+/* Implemented by flush.c, called by the backend's redirects. */
+void mcs_flush_request(enum mcs_flush_origin origin, void *target);
+bool mcs_flush_kernel_mode(void);
 void mcs_flush_enter(void);
 void mcs_flush_leave(void);
-/* Update-side callbacks, called by the backend's update hooks. */
-void mcs_flush_stat_update(u64 amount);
+/*
+ * Update-side handlers for the backend's tables: a stat update of |int|
+ * (arg 2 of __mod_memcg_state and __mod_memcg_lruvec_state) or of an
+ * unsigned long count (arg 2 of __count_memcg_events).
+ */
+void mcs_update_int_handler(struct mcs_hook *h, unsigned long parent_ip,
+			    struct ftrace_regs *fregs);
+void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
+			      struct ftrace_regs *fregs);
 
 #endif /* MCS_FLUSH_BACKEND_H */

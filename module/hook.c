@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook engine: ftrace_ops for counting and redirecting, kretprobes for
- * timing. Life of an ftrace hook, as in samples/ftrace/ftrace-ops.c:
+ * The hook engine: ftrace_ops for counting and redirecting. Life of an
+ * ftrace hook, as in samples/ftrace/ftrace-ops.c:
  * ftrace_set_filter_ip() then register_ftrace_function(); teardown is
  * unregister_ftrace_function() (which waits for every cpu to leave the
  * callback) then ftrace_free_filter().
@@ -11,10 +11,9 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/ptrace.h>
-#include <linux/sched/clock.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "hook.h"
 #include "ksym.h"
 
@@ -48,56 +47,12 @@ static void notrace mcs_redirect_cb(unsigned long ip, unsigned long parent_ip,
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	this_cpu_inc(*h->hits);
-	ftrace_instruction_pointer_set(fregs, (unsigned long)h->redirect_to);
-}
-
-struct mcs_krp_data {
-	u64 start_ns;
-};
-
-static int mcs_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mcs_hook *h = container_of(get_kretprobe(ri), struct mcs_hook,
-					  krp);
-	struct mcs_krp_data *d = (struct mcs_krp_data *)ri->data;
-	/* At function entry the return address is on top of the stack. */
-	unsigned long parent_ip = regs_get_kernel_stack_nth(regs, 0);
-
-	if (!mcs_hook_from_caller(h, parent_ip))
-		return 1;	/* do not run the return handler */
-	d->start_ns = local_clock();
-	return 0;
-}
-
-static int mcs_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mcs_hook *h = container_of(get_kretprobe(ri), struct mcs_hook,
-					  krp);
-	struct mcs_krp_data *d = (struct mcs_krp_data *)ri->data;
-	u64 ns = local_clock() - d->start_ns;
-
-	this_cpu_inc(*h->hits);
-	mcs_count(h->counter);
-	if (h->timed) {
-		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
-		mcs_counter_max(MCS_FLUSH_NS_MAX, ns);
-	}
-	return 0;
+	mcs_fregs_set_ip(fregs, (unsigned long)h->redirect_to);
 }
 
 static int mcs_hook_register(struct mcs_hook *h)
 {
 	int ret;
-
-	if (h->mech == MCS_MECH_KRETPROBE) {
-		memset(&h->krp, 0, sizeof(h->krp));
-		h->krp.kp.addr = (kprobe_opcode_t *)h->addr;
-		h->krp.entry_handler = mcs_krp_entry;
-		h->krp.handler = mcs_krp_return;
-		h->krp.data_size = sizeof(struct mcs_krp_data);
-		h->krp.maxactive = 2 * num_possible_cpus();
-		return register_kretprobe(&h->krp);
-	}
 
 	memset(&h->ops, 0, sizeof(h->ops));
 	if (h->mech == MCS_MECH_REDIRECT) {
@@ -119,19 +74,15 @@ static int mcs_hook_register(struct mcs_hook *h)
 
 static void mcs_hook_unregister(struct mcs_hook *h)
 {
-	if (h->mech == MCS_MECH_KRETPROBE) {
-		unregister_kretprobe(&h->krp);
-		if (h->krp.nmissed)
-			pr_warn("%s: %d returns not timed (maxactive)\n",
-				h->name, h->krp.nmissed);
-		return;
-	}
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
 }
 
 static int mcs_hook_resolve(struct mcs_hook *h)
 {
+	h->state = MCS_HOOK_OTHER_GEN;
+	if (h->gens && !(h->gens & MCS_GEN_BIT))
+		return 0;
 	h->state = MCS_HOOK_MISSING;
 	h->addr = mcs_ksym(h->target);
 	if (!h->addr) {
@@ -216,7 +167,8 @@ int mcs_hooks_attach(struct mcs_hook_table *t, unsigned int group)
 
 		if (!(h->group & group) || h->state == MCS_HOOK_ATTACHED)
 			continue;
-		if (h->state == MCS_HOOK_MISSING)
+		if (h->state == MCS_HOOK_MISSING ||
+		    h->state == MCS_HOOK_OTHER_GEN)
 			continue;
 		ret = mcs_hook_attach(h);
 		if (ret)
@@ -271,7 +223,8 @@ void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group)
 
 	mcs_hooks_detach(t, group);
 	for (i = 0; i < t->n; i++)
-		if (t->hooks[i].group & group)
+		if ((t->hooks[i].group & group) &&
+		    t->hooks[i].state != MCS_HOOK_OTHER_GEN)
 			t->hooks[i].state = MCS_HOOK_MISSING;
 }
 
@@ -284,7 +237,6 @@ static const char * const mcs_state_names[] = {
 
 static const char * const mcs_mech_names[] = {
 	[MCS_MECH_FTRACE]	= "ftrace",
-	[MCS_MECH_KRETPROBE]	= "kretprobe",
 	[MCS_MECH_REDIRECT]	= "redirect",
 };
 
@@ -298,6 +250,8 @@ void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t)
 		struct mcs_hook *h = &t->hooks[i];
 		unsigned long hits = 0;
 
+		if (h->state == MCS_HOOK_OTHER_GEN)
+			continue;
 		if (h->hits && h->state == MCS_HOOK_ATTACHED)
 			for_each_possible_cpu(cpu)
 				hits += *per_cpu_ptr(h->hits, cpu);

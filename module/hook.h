@@ -3,7 +3,6 @@
 #define MCS_HOOK_H
 
 #include <linux/ftrace.h>
-#include <linux/kprobes.h>
 #include <linux/seq_file.h>
 
 #include "counters.h"
@@ -15,17 +14,18 @@
  * one range compare on ftrace's parent_ip), the counter it feeds, and the
  * mechanism:
  *   ftrace     count calls (or run ->handler) at function entry;
- *   kretprobe  count on return and add the time spent to two counters;
  *   redirect   send the call to ->redirect_to (FTRACE_OPS_FL_IPMODIFY, the
  *              livepatch mechanism) unless the module itself is the caller.
+ * A row applies to the kernel generations in ->gens (MCS_GEN_BIT of
+ * compat.h; 0: all); rows of other generations are ignored.
  */
 enum mcs_hook_mech {
 	MCS_MECH_FTRACE,
-	MCS_MECH_KRETPROBE,
 	MCS_MECH_REDIRECT,
 };
 
 enum mcs_hook_state {
+	MCS_HOOK_OTHER_GEN,	/* a row of another kernel generation */
 	MCS_HOOK_MISSING,	/* a symbol it needs is not in this kernel */
 	MCS_HOOK_OFF,		/* resolved, not attached */
 	MCS_HOOK_ATTACHED,
@@ -49,8 +49,8 @@ struct mcs_hook {
 	const char *caller;		/* NULL: every call counts */
 	enum mcs_hook_mech mech;
 	unsigned int group;
-	enum mcs_counter counter;	/* counted per hit (ftrace, kretprobe) */
-	bool timed;			/* kretprobe: add ns to flush.ns_* */
+	unsigned int gens;		/* generations it applies to, 0: all */
+	enum mcs_counter counter;	/* counted per hit (ftrace) */
 	mcs_hook_handler_t handler;	/* ftrace: replaces the plain count */
 	void *redirect_to;		/* redirect: the replacement */
 
@@ -60,7 +60,6 @@ struct mcs_hook {
 	unsigned long caller_start, caller_end;
 	unsigned long __percpu *hits;
 	struct ftrace_ops ops;
-	struct kretprobe krp;
 };
 
 struct mcs_hook_table {

@@ -1,27 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Symbol resolution. kallsyms_lookup_name() is not exported since 5.7; a
- * kprobe on it tells us its address (the kprobe is registered and removed at
- * once, it never fires). Everything else is looked up through it, once, at
- * init. Static functions and variables are in kallsyms (KALLSYMS_ALL).
+ * Symbol resolution. kallsyms_lookup_name() is not exported since 5.7: a
+ * kprobe on it tells its address (registered and removed at once, it never
+ * fires). It and kallsyms_lookup_size_offset() are then reached through
+ * kcall stubs (kcall.h), never through a function pointer, so that this
+ * works on kernels that seal them for IBT. Every symbol the module needs is
+ * looked up once, at init. Static functions and variables are in kallsyms
+ * (KALLSYMS_ALL).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kprobes.h>
 
+#include "kcall.h"
 #include "ksym.h"
 
-typedef unsigned long (*mcs_lookup_name_t)(const char *name);
-typedef int (*mcs_lookup_size_offset_t)(unsigned long addr,
-					unsigned long *size,
-					unsigned long *offset);
+static __noipa noinline unsigned long mcs_call_lookup_name(const char *name)
+{
+	return 0;
+}
 
-static mcs_lookup_name_t mcs_lookup_name;
-static mcs_lookup_size_offset_t mcs_lookup_size_offset;
+static __noipa noinline int mcs_call_size_offset(unsigned long addr,
+						 unsigned long *size,
+						 unsigned long *offset)
+{
+	return 0;
+}
+
+static struct mcs_kcall mcs_kc_lookup_name = {
+	.name = "kallsyms_lookup_name",
+	.stub = mcs_call_lookup_name,
+};
+
+static struct mcs_kcall mcs_kc_size_offset = {
+	.name = "kallsyms_lookup_size_offset",
+	.stub = mcs_call_size_offset,
+};
 
 int mcs_ksym_init(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long addr;
 	int ret;
 
 	ret = register_kprobe(&kp);
@@ -29,30 +48,45 @@ int mcs_ksym_init(void)
 		pr_err("cannot find kallsyms_lookup_name (kprobe: %d)\n", ret);
 		return ret;
 	}
-	/* kp.addr includes kp.offset (0): the function's probe point. */
-	mcs_lookup_name = (mcs_lookup_name_t)kp.addr;
+	/* The probe point: the function, or just past its ENDBR on IBT. */
+	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
 
-	mcs_lookup_size_offset = (mcs_lookup_size_offset_t)
-		mcs_lookup_name("kallsyms_lookup_size_offset");
-	if (!mcs_lookup_size_offset) {
+	ret = mcs_kcall_attach(&mcs_kc_lookup_name, addr);
+	if (ret)
+		return ret;
+	addr = mcs_call_lookup_name("kallsyms_lookup_size_offset");
+	if (!addr) {
 		pr_err("kallsyms_lookup_size_offset not found\n");
-		return -ENOENT;
+		ret = -ENOENT;
+		goto fail;
 	}
+	ret = mcs_kcall_attach(&mcs_kc_size_offset, addr);
+	if (ret)
+		goto fail;
 	return 0;
+fail:
+	mcs_kcall_detach(&mcs_kc_lookup_name);
+	return ret;
+}
+
+void mcs_ksym_exit(void)
+{
+	mcs_kcall_detach(&mcs_kc_size_offset);
+	mcs_kcall_detach(&mcs_kc_lookup_name);
 }
 
 unsigned long mcs_ksym(const char *name)
 {
-	return mcs_lookup_name(name);
+	return mcs_call_lookup_name(name);
 }
 
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end)
 {
-	unsigned long addr = mcs_lookup_name(name);
+	unsigned long addr = mcs_call_lookup_name(name);
 	unsigned long size, offset;
 
-	if (!addr || !mcs_lookup_size_offset(addr, &size, &offset))
+	if (!addr || !mcs_call_size_offset(addr, &size, &offset))
 		return -ENOENT;
 	*start = addr - offset;
 	*end = *start + size;

@@ -5,6 +5,7 @@
 #include <linux/types.h>
 
 int mcs_ksym_init(void);
+void mcs_ksym_exit(void);
 /* Address of a kernel symbol, 0 when this kernel does not have it. */
 unsigned long mcs_ksym(const char *name);
 /* [start, end) of the function called @name; -ENOENT when absent. */

@@ -27,7 +27,7 @@ static int __init mcs_init(void)
 		goto fail;
 	ret = mcs_flush_init();
 	if (ret)
-		goto fail;
+		goto fail_ksym;
 	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
@@ -44,6 +44,8 @@ fail_stock:
 	mcs_stock_exit();
 fail_flush:
 	mcs_flush_exit();
+fail_ksym:
+	mcs_ksym_exit();
 fail:
 	pr_err("failed to load: %d\n", ret);
 	return ret;
@@ -54,6 +56,7 @@ static void __exit mcs_exit(void)
 	mcs_debugfs_exit();
 	mcs_stock_exit();
 	mcs_flush_exit();
+	mcs_ksym_exit();
 	pr_info("unloaded\n");
 }
 

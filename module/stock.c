@@ -17,12 +17,19 @@
  *                            obj_cgroup_charge() (obj_cgroup_charge_pages()
  *                            is inlined there);
  *   objcg vmstat   update  = mod_objcg_state() called;
- *   (seed 001)     flush   = mod_memcg_lruvec_state() called from inside
- *                            mod_objcg_state() (mod_objcg_mlstate() is
- *                            inlined there, while this static inline of
- *                            memcontrol.h is compiled out of line).
+ *   (seed 001)     flush   = the cached slab bytes pushed to the memcg, by
+ *                            mod_objcg_state() or when drain_obj_stock()
+ *                            empties the stock: seed 001's __mod_objcg_state
+ *                            calls, now the inlined mod_objcg_mlstate().
+ *                            6.1: it calls the out-of-line copy of the
+ *                            header's mod_memcg_lruvec_state(), which only
+ *                            it calls and which, being `inline`, is notrace:
+ *                            count __mod_memcg_lruvec_state() called from
+ *                            inside that copy. 6.12: count the static
+ *                            __mod_memcg_lruvec_state() called from inside
+ *                            mod_objcg_state() or drain_obj_stock().
  * Refills and drains are calls of the functions of those names.
- * Adding a kernel generation is adding a table below (re-check inlining).
+ * Adding a kernel generation is adding rows below (re-check inlining).
  *
  * The stock_hooks knob detaches and re-attaches the whole group; the counter
  * values are kept (only `reset` zeroes them) and other groups are untouched.
@@ -34,39 +41,51 @@
 #include "compat.h"
 #include "stock.h"
 
-#define MCS_STOCK_ROW(_name, _target, _caller, _counter)	\
-	{							\
-		.name = _name,					\
-		.target = _target,				\
-		.caller = _caller,				\
-		.mech = MCS_MECH_FTRACE,			\
-		.group = MCS_GRP_STOCK,				\
-		.counter = _counter,				\
+#define MCS_STOCK_ROW(_gens, _name, _target, _caller, _counter)	\
+	{								\
+		.name = _name,						\
+		.target = _target,					\
+		.caller = _caller,					\
+		.mech = MCS_MECH_FTRACE,				\
+		.group = MCS_GRP_STOCK,					\
+		.gens = _gens,						\
+		.counter = _counter,					\
 	}
 
+#define ON_61_612	(MCS_ON_61 | MCS_ON_612)
+
 static struct mcs_hook mcs_stock_rows[] = {
-#if defined(MCS_GEN_61) || defined(MCS_GEN_612)
-	MCS_STOCK_ROW("charge_stock.attempts", "try_charge_memcg", NULL,
-		      MCS_CHARGE_STOCK_ATTEMPTS),
-	MCS_STOCK_ROW("charge_stock.misses", "page_counter_try_charge",
-		      "try_charge_memcg", MCS_CHARGE_STOCK_MISSES),
-	MCS_STOCK_ROW("charge_stock.refills", "refill_stock", NULL,
+	MCS_STOCK_ROW(ON_61_612, "charge_stock.attempts", "try_charge_memcg",
+		      NULL, MCS_CHARGE_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW(ON_61_612, "charge_stock.misses",
+		      "page_counter_try_charge", "try_charge_memcg",
+		      MCS_CHARGE_STOCK_MISSES),
+	MCS_STOCK_ROW(MCS_ON_61, "charge_stock.refills", "refill_stock", NULL,
 		      MCS_CHARGE_STOCK_REFILLS),
-	MCS_STOCK_ROW("charge_stock.drains", "drain_stock", NULL,
+	/* drain_obj_stock() refills through __refill_stock() directly */
+	MCS_STOCK_ROW(MCS_ON_612, "charge_stock.refills", "__refill_stock",
+		      NULL, MCS_CHARGE_STOCK_REFILLS),
+	MCS_STOCK_ROW(ON_61_612, "charge_stock.drains", "drain_stock", NULL,
 		      MCS_CHARGE_STOCK_DRAINS),
-	MCS_STOCK_ROW("obj_stock.attempts", "obj_cgroup_charge", NULL,
-		      MCS_OBJ_STOCK_ATTEMPTS),
-	MCS_STOCK_ROW("obj_stock.misses", "try_charge_memcg",
+	MCS_STOCK_ROW(ON_61_612, "obj_stock.attempts", "obj_cgroup_charge",
+		      NULL, MCS_OBJ_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW(ON_61_612, "obj_stock.misses", "try_charge_memcg",
 		      "obj_cgroup_charge", MCS_OBJ_STOCK_MISSES),
-	MCS_STOCK_ROW("obj_stock.refills", "refill_obj_stock", NULL,
+	MCS_STOCK_ROW(ON_61_612, "obj_stock.refills", "refill_obj_stock", NULL,
 		      MCS_OBJ_STOCK_REFILLS),
-	MCS_STOCK_ROW("obj_stock.drains", "drain_obj_stock", NULL,
+	MCS_STOCK_ROW(ON_61_612, "obj_stock.drains", "drain_obj_stock", NULL,
 		      MCS_OBJ_STOCK_DRAINS),
-	MCS_STOCK_ROW("objcg_vmstat.updates", "mod_objcg_state", NULL,
-		      MCS_OBJCG_VMSTAT_UPDATES),
-	MCS_STOCK_ROW("objcg_vmstat.flushes", "mod_memcg_lruvec_state",
-		      "mod_objcg_state", MCS_OBJCG_VMSTAT_FLUSHES),
-#endif
+	MCS_STOCK_ROW(ON_61_612, "objcg_vmstat.updates", "mod_objcg_state",
+		      NULL, MCS_OBJCG_VMSTAT_UPDATES),
+	MCS_STOCK_ROW(MCS_ON_61, "objcg_vmstat.flushes",
+		      "__mod_memcg_lruvec_state", "mod_memcg_lruvec_state",
+		      MCS_OBJCG_VMSTAT_FLUSHES),
+	MCS_STOCK_ROW(MCS_ON_612, "objcg_vmstat.flushes",
+		      "__mod_memcg_lruvec_state", "mod_objcg_state",
+		      MCS_OBJCG_VMSTAT_FLUSHES),
+	MCS_STOCK_ROW(MCS_ON_612, "objcg_vmstat.flushes",
+		      "__mod_memcg_lruvec_state", "drain_obj_stock",
+		      MCS_OBJCG_VMSTAT_FLUSHES),
 };
 
 struct mcs_hook_table mcs_stock_hooks = {

@@ -7,6 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 kver=${1:?usage: kernel-fetch.sh KVER}
+if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" fetch "$kver"; fi
 suite=$(kernel_suite "$kver")
 
 # Make the suite known to apt (backports are not in a default Debian 12).

@@ -18,6 +18,7 @@ kernel_suite() {
 	case "$1" in
 	6.1) echo bookworm ;;
 	6.12) echo bookworm-backports ;;
-	*) die "unknown kernel '$1' (known: 6.1, 6.12)" ;;
+	7.3) echo trixie-backports ;; # built in a trixie root: kernel-7x.sh
+	*) die "unknown kernel '$1' (known: 6.1, 6.12, 7.3)" ;;
 	esac
 }

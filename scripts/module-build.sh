@@ -4,6 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 
 kver=${1:?usage: module-build.sh KVER}
+if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" build "$kver"; fi
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 out=$MCS_BUILD/module-$KREL

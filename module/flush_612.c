@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flush backend of the 6.12 generation (per-memcg threshold).
+ *
+ * mm/memcontrol.c of 6.12:
+ *   mem_cgroup_flush_stats(memcg): global, not inlined: the gate
+ *     memcg_vmstats_needs_flush(memcg->vmstats), i.e.
+ *     vmstats->stats_updates > MEMCG_CHARGE_BATCH * num_online_cpus(), then
+ *     do_flush_stats(memcg) (inlined): flush_last_time = jiffies_64 when
+ *     memcg is the root, cgroup_rstat_flush(memcg->css.cgroup);
+ *   mem_cgroup_flush_stats_ratelimited(memcg): flush only when the periodic
+ *     flusher is one FLUSH_TIME late (the refault path);
+ *   flush_memcg_stats_dwork(): do_flush_stats(root_mem_cgroup) with no
+ *     gate, requeue stats_flush_dwork after FLUSH_TIME (2 s).
+ * All three are redirected to replacements that hand the request to the
+ * policy; `kernel` mode evaluates the kernel's own gate. struct
+ * memcg_vmstats is private to memcontrol.c: the offset of stats_updates
+ * comes from the kernel's BTF. The reader gate is inside the choke point,
+ * so there is nothing to hold open.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "compat.h"
+
+#if defined(MCS_GEN_612)
+
+#include <linux/cgroup.h>
+#include <linux/jiffies.h>
+#include <linux/memcontrol.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "btf.h"
+#include "flush_backend.h"
+#include "kcall.h"
+#include "ksym.h"
+
+/* FLUSH_TIME of mm/memcontrol.c (6.12). */
+#define MCS612_FLUSH_TIME	(2UL * HZ)
+
+static struct {
+	u64 *last_time;
+	struct delayed_work *dwork;
+	struct mem_cgroup **root;
+	int updates_off;	/* of stats_updates in struct memcg_vmstats */
+} k612;
+
+static __noipa noinline void mcs612_call_rstat_flush(struct cgroup *cgrp)
+{
+}
+
+static struct mcs_kcall mcs612_kc_rstat_flush = {
+	.name = "cgroup_rstat_flush",
+	.stub = mcs612_call_rstat_flush,
+};
+
+/* The replacement of mem_cgroup_flush_stats(memcg). */
+static void mcs612_flush_stats(struct mem_cgroup *memcg)
+{
+	if (mem_cgroup_disabled())
+		return;
+	mcs_flush_enter();
+	mcs_flush_request(MCS_ORIGIN_READER, memcg ?: *k612.root);
+	mcs_flush_leave();
+}
+
+/*
+ * The replacement of mem_cgroup_flush_stats_ratelimited(memcg): the
+ * kernel's rate limit in `kernel` mode, none under the module's policy.
+ */
+static void mcs612_flush_stats_ratelimited(struct mem_cgroup *memcg)
+{
+	u64 due = READ_ONCE(*k612.last_time) + 2 * MCS612_FLUSH_TIME;
+
+	if (!mcs_flush_kernel_mode() || time_after64(get_jiffies_64(), due))
+		mcs612_flush_stats(memcg);
+}
+
+/* The replacement of flush_memcg_stats_dwork(). */
+static void mcs612_flush_dwork(struct work_struct *w)
+{
+	mcs_flush_enter();
+	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
+	queue_delayed_work(system_unbound_wq, k612.dwork, MCS612_FLUSH_TIME);
+	mcs_flush_leave();
+}
+
+#define MCS612_REDIRECT(_name, _target, _to)	\
+	{					\
+		.name = _name,			\
+		.target = _target,		\
+		.mech = MCS_MECH_REDIRECT,	\
+		.group = MCS_GRP_FLUSH,		\
+		.redirect_to = _to,		\
+	}
+
+#define MCS612_UPDATE(_name, _target, _handler)	\
+	{					\
+		.name = _name,			\
+		.target = _target,		\
+		.mech = MCS_MECH_FTRACE,	\
+		.group = MCS_GRP_UPDATE,	\
+		.handler = _handler,		\
+	}
+
+static struct mcs_hook mcs612_rows[] = {
+	MCS612_REDIRECT("flush", "mem_cgroup_flush_stats", mcs612_flush_stats),
+	MCS612_REDIRECT("flush.ratelimited",
+			"mem_cgroup_flush_stats_ratelimited",
+			mcs612_flush_stats_ratelimited),
+	MCS612_REDIRECT("flush.dwork", "flush_memcg_stats_dwork",
+			mcs612_flush_dwork),
+	MCS612_UPDATE("update.memcg_state", "__mod_memcg_state",
+		      mcs_update_int_handler),
+	MCS612_UPDATE("update.lruvec_state", "__mod_memcg_lruvec_state",
+		      mcs_update_int_handler),
+	MCS612_UPDATE("update.events", "__count_memcg_events",
+		      mcs_update_count_handler),
+};
+
+struct mcs_hook_table mcs_flush_hooks = {
+	.hooks = mcs612_rows,
+	.n = ARRAY_SIZE(mcs612_rows),
+};
+
+static int mcs612_resolve(const char *name, void *out)
+{
+	unsigned long addr = mcs_ksym(name);
+
+	if (!addr) {
+		pr_err("flush control: %s not in this kernel\n", name);
+		return -ENOENT;
+	}
+	*(unsigned long *)out = addr;
+	return 0;
+}
+
+int mcs_backend_init(void)
+{
+	unsigned long flush;
+	int ret;
+
+	ret = mcs612_resolve("flush_last_time", &k612.last_time) ?:
+	      mcs612_resolve("stats_flush_dwork", &k612.dwork) ?:
+	      mcs612_resolve("root_mem_cgroup", &k612.root) ?:
+	      mcs612_resolve("cgroup_rstat_flush", &flush);
+	if (ret)
+		return ret;
+	k612.updates_off = mcs_btf_member_offset("memcg_vmstats",
+						 "stats_updates");
+	if (k612.updates_off < 0) {
+		pr_err("flush control: no memcg_vmstats.stats_updates in this kernel's BTF (%d)\n",
+		       k612.updates_off);
+		return k612.updates_off;
+	}
+	return mcs_kcall_attach(&mcs612_kc_rstat_flush, flush);
+}
+
+void mcs_backend_exit(void)
+{
+	mcs_kcall_detach(&mcs612_kc_rstat_flush);
+}
+
+/* memcg_vmstats_needs_flush(memcg->vmstats) */
+bool mcs_backend_kernel_wants(void *target)
+{
+	struct mem_cgroup *memcg = target;
+	atomic64_t *updates = (atomic64_t *)((char *)memcg->vmstats +
+					     k612.updates_off);
+
+	return atomic64_read(updates) > MEMCG_CHARGE_BATCH * num_online_cpus();
+}
+
+/* do_flush_stats(memcg): cgroup_rstat_flush() sleeps for the lock. */
+bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
+{
+	struct mem_cgroup *memcg = target ?: *k612.root;
+	u64 start;
+
+	if (memcg == *k612.root)
+		WRITE_ONCE(*k612.last_time, get_jiffies_64());
+	start = ktime_get_ns();
+	mcs612_call_rstat_flush(memcg->css.cgroup);
+	*ns = ktime_get_ns() - start;
+	return true;
+}
+
+void mcs_backend_gate(bool open)
+{
+}
+
+void mcs_backend_kernel_periodic(bool run)
+{
+	if (run)
+		queue_delayed_work(system_unbound_wq, k612.dwork,
+				   MCS612_FLUSH_TIME);
+	else
+		cancel_delayed_work_sync(k612.dwork);
+}
+
+#endif /* MCS_GEN_612 */
