@@ -1,0 +1,20 @@
+#!/bin/bash
+# demo.sh [KVER]: boot Debian's stock kernel KVER (default 6.1) with the
+# module and the tool, and show the tool at work (job-demo.sh). Exits
+# non-zero when the guest did not finish or the demo job failed.
+source "$(dirname "$0")/lib.sh"
+
+kver=${1:-6.1}
+work=$MCS_BUILD/demo-$kver
+mkdir -p "$work"
+[ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||
+	die "build the tool first: make userspace"
+"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/job-demo.sh" \
+	"$work/initramfs.cpio.gz"
+"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
+	"$work/console.log" >/dev/null
+# The job's own output, without the kernel log.
+sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$work/console.log" |
+	sed '1d;$d'
+grep -q '=== MCS-GUEST-DONE rc=0 ===' "$work/console.log" ||
+	die "the demo job failed: see $work/console.log"
