@@ -29,8 +29,7 @@ static int mcs_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "generation %s\n", MCS_GEN_NAME);
 	seq_printf(m, "flush_model %s\n", MCS_FLUSH_MODEL);
 	seq_printf(m, "stock_model %s\n", MCS_STOCK_MODEL);
-	seq_printf(m, "flush_control %s\n",
-		   mcs_flush_available() ? "available" : "missing");
+	seq_printf(m, "flush_control %s\n", mcs_flush_state());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_version);

@@ -338,6 +338,10 @@ const struct mcs_knob mcs_flush_knobs[] = {
 
 const unsigned int mcs_flush_nr_knobs = ARRAY_SIZE(mcs_flush_knobs);
 
+static bool flush_hooks = true;
+module_param(flush_hooks, bool, 0444);
+MODULE_PARM_DESC(flush_hooks, "Attach flush control and the flush counters at load (default 1; 0 leaves the kernel's flushing entirely alone, for measuring the module's own cost)");
+
 /* Initial values; parsed exactly like writes to the debugfs files. */
 static char *flush_mode = "kernel";
 module_param(flush_mode, charp, 0444);
@@ -383,9 +387,11 @@ static int mcs_flush_apply_params(void)
 	return 0;
 }
 
-bool mcs_flush_available(void)
+const char *mcs_flush_state(void)
 {
-	return mcs_available;
+	if (mcs_available)
+		return "available";
+	return flush_hooks ? "missing" : "off";
 }
 
 static const enum mcs_counter mcs_flush_counters[] = {
@@ -401,7 +407,7 @@ int mcs_flush_init(void)
 
 	mcs_threshold = MEMCG_CHARGE_BATCH * num_online_cpus();
 	ret = mcs_hook_table_init(&mcs_flush_hooks);
-	if (ret)
+	if (ret || !flush_hooks)
 		return ret;
 	if (mcs_backend_init()) {
 		/* Load all the same: `hooks` and `version` say why. */

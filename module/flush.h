@@ -8,8 +8,8 @@
 extern const struct mcs_knob mcs_flush_knobs[];
 extern const unsigned int mcs_flush_nr_knobs;
 
-/* true when this kernel's flush objects were all found */
-bool mcs_flush_available(void);
+/* "available", "off" (flush_hooks=0) or "missing" (objects not found) */
+const char *mcs_flush_state(void);
 
 int mcs_flush_init(void);
 void mcs_flush_exit(void);
