@@ -135,6 +135,14 @@ void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
 	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
 }
 
+void mcs_update_long_handler(struct mcs_hook *h, unsigned long parent_ip,
+			     struct ftrace_regs *fregs)
+{
+	long val = (long)mcs_fregs_arg(fregs, 2);
+
+	mcs_flush_stat_update(abs(val));
+}
+
 bool mcs_flush_kernel_mode(void)
 {
 	return READ_ONCE(mcs_mode) == MCS_MODE_KERNEL;
@@ -167,6 +175,7 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target)
 		mcs_count(MCS_FLUSH_PERIODIC);
 	else if (origin == MCS_ORIGIN_READER)
 		flush = mcs_policy_flushes(mode, target);
+	/* async and forced requests always flush */
 
 	if (flush && mcs_backend_flush(target, mode != MCS_MODE_KERNEL, &ns)) {
 		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());

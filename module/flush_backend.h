@@ -16,6 +16,7 @@ enum mcs_flush_origin {
 	MCS_ORIGIN_KERNEL_PERIODIC,	/* the kernel's own periodic work */
 	MCS_ORIGIN_MODULE_PERIODIC,	/* our replacement periodic work */
 	MCS_ORIGIN_ASYNC,		/* update_flush_every */
+	MCS_ORIGIN_FORCED,		/* the kernel insists (7.x offlining) */
 };
 
 /* The per-generation hook table: the flush redirect and the update side. */
@@ -52,12 +53,15 @@ void mcs_flush_enter(void);
 void mcs_flush_leave(void);
 /*
  * Update-side handlers for the backend's tables: a stat update of |int|
- * (arg 2 of __mod_memcg_state and __mod_memcg_lruvec_state) or of an
- * unsigned long count (arg 2 of __count_memcg_events).
+ * (arg 2 of __mod_memcg_state and __mod_memcg_lruvec_state on 6.1/6.12)
+ * or of an unsigned long count (arg 2 of __count_memcg_events).
  */
 void mcs_update_int_handler(struct mcs_hook *h, unsigned long parent_ip,
 			    struct ftrace_regs *fregs);
 void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
 			      struct ftrace_regs *fregs);
+/* 7.x: a long val (arg 2 of __mod_memcg_lruvec_state) */
+void mcs_update_long_handler(struct mcs_hook *h, unsigned long parent_ip,
+			     struct ftrace_regs *fregs);
 
 #endif /* MCS_FLUSH_BACKEND_H */

@@ -86,6 +86,46 @@ static struct mcs_hook mcs_stock_rows[] = {
 	MCS_STOCK_ROW(MCS_ON_612, "objcg_vmstat.flushes",
 		      "__mod_memcg_lruvec_state", "drain_obj_stock",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
+
+	/*
+	 * 7.x: seven memcgs per cpu in the page stock, a separate obj stock
+	 * of five slots; the slab path charges per object in
+	 * __memcg_slab_post_alloc_hook() (each object ends in one
+	 * __account_obj_stock() there) and __obj_cgroup_charge() is inlined
+	 * into it and into obj_cgroup_charge(), so an obj-stock miss is a call
+	 * of obj_cgroup_charge_pages() from either. The cached slab vmstat
+	 * bytes go out through mod_memcg_lruvec_state() (mod_objcg_mlstate()
+	 * inlined) from __account_obj_stock() or when a slot is drained.
+	 */
+	MCS_STOCK_ROW(MCS_ON_7X, "charge_stock.attempts", "try_charge_memcg",
+		      NULL, MCS_CHARGE_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW(MCS_ON_7X, "charge_stock.misses",
+		      "page_counter_try_charge", "try_charge_memcg",
+		      MCS_CHARGE_STOCK_MISSES),
+	MCS_STOCK_ROW(MCS_ON_7X, "charge_stock.refills", "refill_stock", NULL,
+		      MCS_CHARGE_STOCK_REFILLS),
+	MCS_STOCK_ROW(MCS_ON_7X, "charge_stock.drains", "drain_stock", NULL,
+		      MCS_CHARGE_STOCK_DRAINS),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.attempts", "obj_cgroup_charge",
+		      NULL, MCS_OBJ_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.attempts", "__account_obj_stock",
+		      "__memcg_slab_post_alloc_hook", MCS_OBJ_STOCK_ATTEMPTS),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.misses", "obj_cgroup_charge_pages",
+		      "obj_cgroup_charge", MCS_OBJ_STOCK_MISSES),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.misses", "obj_cgroup_charge_pages",
+		      "__memcg_slab_post_alloc_hook", MCS_OBJ_STOCK_MISSES),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.refills", "__refill_obj_stock",
+		      NULL, MCS_OBJ_STOCK_REFILLS),
+	MCS_STOCK_ROW(MCS_ON_7X, "obj_stock.drains", "drain_obj_stock_slot",
+		      NULL, MCS_OBJ_STOCK_DRAINS),
+	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.updates", "__account_obj_stock",
+		      NULL, MCS_OBJCG_VMSTAT_UPDATES),
+	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
+		      "mod_memcg_lruvec_state", "__account_obj_stock",
+		      MCS_OBJCG_VMSTAT_FLUSHES),
+	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
+		      "mod_memcg_lruvec_state", "drain_obj_stock_slot",
+		      MCS_OBJCG_VMSTAT_FLUSHES),
 };
 
 struct mcs_hook_table mcs_stock_hooks = {

@@ -32,7 +32,12 @@ command -v mmdebstrap >/dev/null || {
 }
 
 tmp=$MCS_TROOT.tmp
-rm -rf "$tmp"
+# mmdebstrap (root mode) mounts /dev, /proc and /sys inside the root while it
+# runs; one killed half-way can leave them mounted. Never rm -rf through them.
+if grep -q -e " $tmp/" -e " $MCS_TROOT/" /proc/mounts; then
+	die "mounts left under $MCS_TROOT(.tmp) (see /proc/mounts): unmount them first"
+fi
+rm -rf --one-file-system "$tmp"
 start=$(date +%s)
 log "making the trixie root in $MCS_TROOT (mmdebstrap, minbase + $pkgs)"
 # Package lists are kept (--skip=cleanup/apt/lists) so that kernel-7x.sh can
@@ -46,7 +51,7 @@ mmdebstrap --variant=minbase --include="$pkgs" \
 	trixie "$tmp" \
 	"deb $mirror trixie main" \
 	"deb $mirror trixie-backports main" >&2
-rm -rf "$MCS_TROOT"
+rm -rf --one-file-system "$MCS_TROOT"
 mv "$tmp" "$MCS_TROOT"
 mkdir -p "$MCS_TROOT/build"
 echo "$want" >"$stamp"

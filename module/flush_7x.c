@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flush backend of the 7.x generation (per-memcg threshold, css_rstat).
+ *
+ * mm/memcontrol.c of 7.3:
+ *   __mem_cgroup_flush_stats(memcg, force): static, the choke point: unless
+ *     @force, flush only if memcg_vmstats_needs_flush(memcg->vmstats)
+ *     (vmstats->stats_updates > MEMCG_CHARGE_BATCH * num_online_cpus()),
+ *     then flush_last_time = jiffies when memcg is the root, and
+ *     css_rstat_flush(&memcg->css); a memcg_flush_stats tracepoint;
+ *   mem_cgroup_flush_stats(memcg): inlined into its callers in the file,
+ *     calls __mem_cgroup_flush_stats(memcg, false);
+ *   mem_cgroup_flush_stats_ratelimited(memcg): the refault path's limit;
+ *   flush_memcg_stats_dwork(): __mem_cgroup_flush_stats(root, true) and
+ *     requeue stats_flush_dwork after FLUSH_TIME on system_dfl_wq;
+ *   forced flushes also come from cgroup offlining and zswap limits.
+ * __mem_cgroup_flush_stats and mem_cgroup_flush_stats_ratelimited are
+ * redirected; a forced request other than the periodic one always flushes.
+ * In `kernel` mode the replacement does what the kernel does, except that
+ * the memcg_flush_stats tracepoint does not fire while the module is
+ * loaded. stats_updates' offset comes from BTF (struct memcg_vmstats is
+ * private to memcontrol.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "compat.h"
+
+#if defined(MCS_GEN_7X)
+
+#include <linux/cgroup.h>
+#include <linux/jiffies.h>
+#include <linux/memcontrol.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "btf.h"
+#include "flush_backend.h"
+#include "kcall.h"
+#include "ksym.h"
+
+/* FLUSH_TIME of mm/memcontrol.c (7.3). */
+#define MCS7X_FLUSH_TIME	(2UL * HZ)
+
+static struct {
+	u64 *last_time;
+	struct delayed_work *dwork;
+	struct mem_cgroup **root;
+	int updates_off;	/* of stats_updates in struct memcg_vmstats */
+	unsigned long dwork_fn_start, dwork_fn_end;
+} k7x;
+
+static __noipa noinline void mcs7x_call_css_flush(struct cgroup_subsys_state *css)
+{
+}
+
+static struct mcs_kcall mcs7x_kc_css_flush = {
+	.name = "css_rstat_flush",
+	.stub = mcs7x_call_css_flush,
+};
+
+/* The replacement of __mem_cgroup_flush_stats(memcg, force). */
+static void mcs7x_flush_stats(struct mem_cgroup *memcg, bool force)
+{
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	enum mcs_flush_origin origin = MCS_ORIGIN_READER;
+
+	if (force)
+		origin = caller >= k7x.dwork_fn_start &&
+			 caller < k7x.dwork_fn_end ?
+			 MCS_ORIGIN_KERNEL_PERIODIC : MCS_ORIGIN_FORCED;
+	mcs_flush_enter();
+	mcs_flush_request(origin, memcg);
+	mcs_flush_leave();
+}
+
+/*
+ * The replacement of mem_cgroup_flush_stats_ratelimited(memcg): the
+ * kernel's rate limit in `kernel` mode, none under the module's policy.
+ */
+static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
+{
+	u64 due = READ_ONCE(*k7x.last_time) + 2 * MCS7X_FLUSH_TIME;
+
+	if (mem_cgroup_disabled())
+		return;
+	if (!mcs_flush_kernel_mode() || time_after64(get_jiffies_64(), due))
+		mcs7x_flush_stats(memcg ?: *k7x.root, false);
+}
+
+static struct mcs_hook mcs7x_rows[] = {
+	{
+		.name = "flush",
+		.target = "__mem_cgroup_flush_stats",
+		.mech = MCS_MECH_REDIRECT,
+		.group = MCS_GRP_FLUSH,
+		.redirect_to = mcs7x_flush_stats,
+	},
+	{
+		.name = "flush.ratelimited",
+		.target = "mem_cgroup_flush_stats_ratelimited",
+		.mech = MCS_MECH_REDIRECT,
+		.group = MCS_GRP_FLUSH,
+		.redirect_to = mcs7x_flush_stats_ratelimited,
+	},
+	{
+		.name = "update.memcg_state",
+		.target = "mod_memcg_state",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs_update_int_handler,
+	},
+	{
+		.name = "update.lruvec_state",
+		.target = "__mod_memcg_lruvec_state",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs_update_long_handler,
+	},
+	{
+		.name = "update.events",
+		.target = "count_memcg_events",
+		.mech = MCS_MECH_FTRACE,
+		.group = MCS_GRP_UPDATE,
+		.handler = mcs_update_count_handler,
+	},
+};
+
+struct mcs_hook_table mcs_flush_hooks = {
+	.hooks = mcs7x_rows,
+	.n = ARRAY_SIZE(mcs7x_rows),
+};
+
+static int mcs7x_resolve(const char *name, void *out)
+{
+	unsigned long addr = mcs_ksym(name);
+
+	if (!addr) {
+		pr_err("flush control: %s not in this kernel\n", name);
+		return -ENOENT;
+	}
+	*(unsigned long *)out = addr;
+	return 0;
+}
+
+int mcs_backend_init(void)
+{
+	unsigned long flush;
+	int ret;
+
+	ret = mcs7x_resolve("flush_last_time", &k7x.last_time) ?:
+	      mcs7x_resolve("stats_flush_dwork", &k7x.dwork) ?:
+	      mcs7x_resolve("root_mem_cgroup", &k7x.root) ?:
+	      mcs7x_resolve("css_rstat_flush", &flush) ?:
+	      mcs_ksym_range("flush_memcg_stats_dwork", &k7x.dwork_fn_start,
+			     &k7x.dwork_fn_end);
+	if (ret)
+		return ret;
+	k7x.updates_off = mcs_btf_member_offset("memcg_vmstats",
+						"stats_updates");
+	if (k7x.updates_off < 0) {
+		pr_err("flush control: no memcg_vmstats.stats_updates in this kernel's BTF (%d)\n",
+		       k7x.updates_off);
+		return k7x.updates_off;
+	}
+	return mcs_kcall_attach(&mcs7x_kc_css_flush, flush);
+}
+
+void mcs_backend_exit(void)
+{
+	mcs_kcall_detach(&mcs7x_kc_css_flush);
+}
+
+/* memcg_vmstats_needs_flush(memcg->vmstats) */
+bool mcs_backend_kernel_wants(void *target)
+{
+	struct mem_cgroup *memcg = target;
+	atomic_long_t *updates = (atomic_long_t *)((char *)memcg->vmstats +
+						   k7x.updates_off);
+
+	return atomic_long_read(updates) >
+	       MEMCG_CHARGE_BATCH * num_online_cpus();
+}
+
+bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
+{
+	struct mem_cgroup *memcg = target ?: *k7x.root;
+	u64 start;
+
+	if (memcg == *k7x.root)
+		WRITE_ONCE(*k7x.last_time, get_jiffies_64());
+	start = ktime_get_ns();
+	mcs7x_call_css_flush(&memcg->css);
+	*ns = ktime_get_ns() - start;
+	return true;
+}
+
+void mcs_backend_gate(bool open)
+{
+}
+
+void mcs_backend_kernel_periodic(bool run)
+{
+	if (run)
+		queue_delayed_work(system_dfl_wq, k7x.dwork, MCS7X_FLUSH_TIME);
+	else
+		cancel_delayed_work_sync(k7x.dwork);
+}
+
+#endif /* MCS_GEN_7X */
