@@ -24,6 +24,7 @@ help:
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
+	@$(MAKE) -s help-install
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -54,6 +55,9 @@ check:
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
 	$(MAKE) vmtest KVER=6.12
+	scripts/dkms-check.sh 6.1
+	scripts/dkms-check.sh 6.12
+	scripts/install-check.sh 6.1
 
 demo: userspace
 	scripts/demo.sh $(KVER)

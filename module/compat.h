@@ -47,6 +47,13 @@
 #define MCS_STOCK_MODEL		"single"
 #endif
 
+/* The unbound system workqueue (renamed system_dfl_wq in 7.x). */
+#ifdef MCS_GEN_7X
+#define MCS_UNBOUND_WQ		system_dfl_wq
+#else
+#define MCS_UNBOUND_WQ		system_unbound_wq
+#endif
+
 /* Argument @n (0-based) of a function, at its ftrace entry. */
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>

@@ -7,6 +7,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
@@ -30,6 +31,9 @@ static int mcs_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "flush_model %s\n", MCS_FLUSH_MODEL);
 	seq_printf(m, "stock_model %s\n", MCS_STOCK_MODEL);
 	seq_printf(m, "flush_control %s\n", mcs_flush_state());
+	/* Under lockdown debugfs refuses writes: knobs only as parameters. */
+	seq_printf(m, "lockdown %s\n",
+		   security_locked_down(LOCKDOWN_DEBUGFS) ? "debugfs" : "none");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_version);

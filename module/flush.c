@@ -117,7 +117,7 @@ static void mcs_flush_stat_update(u64 amount)
 	this_cpu_add(mcs_pending, amount);
 	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0) {
 		mcs_count(MCS_FLUSH_ASYNC_QUEUED);
-		queue_work(system_unbound_wq, &mcs_async_work);
+		queue_work(MCS_UNBOUND_WQ, &mcs_async_work);
 	}
 }
 
@@ -196,7 +196,7 @@ static void mcs_periodic_fn(struct work_struct *work)
 	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC, NULL);
 	ms = READ_ONCE(mcs_period_ms);
 	if (ms && ms != MCS_KERNEL_PERIOD_MS)
-		queue_delayed_work(system_unbound_wq, &mcs_periodic_work,
+		queue_delayed_work(MCS_UNBOUND_WQ, &mcs_periodic_work,
 				   msecs_to_jiffies(ms));
 }
 
@@ -249,7 +249,7 @@ static void mcs_apply_period(unsigned int ms)
 		mcs_kernel_periodic_stopped = true;
 	}
 	if (ms)
-		mod_delayed_work(system_unbound_wq, &mcs_periodic_work,
+		mod_delayed_work(MCS_UNBOUND_WQ, &mcs_periodic_work,
 				 msecs_to_jiffies(ms));
 	else
 		cancel_delayed_work_sync(&mcs_periodic_work);

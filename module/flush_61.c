@@ -186,7 +186,7 @@ void mcs_backend_gate(bool open)
 void mcs_backend_kernel_periodic(bool run)
 {
 	if (run)
-		queue_delayed_work(system_unbound_wq, k61.dwork,
+		queue_delayed_work(MCS_UNBOUND_WQ, k61.dwork,
 				   MCS61_FLUSH_TIME);
 	else
 		cancel_delayed_work_sync(k61.dwork);

@@ -81,7 +81,7 @@ static void mcs612_flush_dwork(struct work_struct *w)
 {
 	mcs_flush_enter();
 	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
-	queue_delayed_work(system_unbound_wq, k612.dwork, MCS612_FLUSH_TIME);
+	queue_delayed_work(MCS_UNBOUND_WQ, k612.dwork, MCS612_FLUSH_TIME);
 	mcs_flush_leave();
 }
 
@@ -192,7 +192,7 @@ void mcs_backend_gate(bool open)
 void mcs_backend_kernel_periodic(bool run)
 {
 	if (run)
-		queue_delayed_work(system_unbound_wq, k612.dwork,
+		queue_delayed_work(MCS_UNBOUND_WQ, k612.dwork,
 				   MCS612_FLUSH_TIME);
 	else
 		cancel_delayed_work_sync(k612.dwork);

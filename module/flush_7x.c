@@ -201,7 +201,7 @@ void mcs_backend_gate(bool open)
 void mcs_backend_kernel_periodic(bool run)
 {
 	if (run)
-		queue_delayed_work(system_dfl_wq, k7x.dwork, MCS7X_FLUSH_TIME);
+		queue_delayed_work(MCS_UNBOUND_WQ, k7x.dwork, MCS7X_FLUSH_TIME);
 	else
 		cancel_delayed_work_sync(k7x.dwork);
 }

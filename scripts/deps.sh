@@ -8,7 +8,7 @@ PACKAGES=(
 	bc flex bison libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static
 	libcgroup-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
-	gnuplot-nox linux-source-6.1
+	gnuplot-nox linux-source-6.1 dkms help2man mokutil
 )
 
 missing=()

@@ -60,7 +60,7 @@ arch=$(uname -m)
 
 # A memcg-statctl already in DKMS is someone's installation: leave it be.
 if [ -n "$(dkms status -m "$name")" ] || compgen -G "/usr/src/$name-*" >/dev/null; then
-	notok "no $name in DKMS before the check (found: $(dkms status -m "$name" | tr '\n' ' ')$(ls -d /usr/src/$name-* 2>/dev/null | tr '\n' ' ')); run 'make dkms-remove' first"
+	notok "no $name in DKMS before the check (found: $(dkms status -m "$name" | tr '\n' ' ')$(compgen -G "/usr/src/$name-*" | tr '\n' ' ')); run 'make dkms-remove' first"
 	finish
 fi
 ok "no $name in DKMS before the check"
@@ -70,7 +70,7 @@ trap 'run_make dkms-remove >/dev/null 2>&1 || true' EXIT
 
 check "make dkms-add (copy to $src, dkms add)" run_make dkms-add
 check "$src holds dkms.conf, Kbuild and module/ only" \
-	test "$(cd "$src" 2>/dev/null && ls | tr '\n' ' ')" = "Kbuild dkms.conf module "
+	test "$(cd "$src" 2>/dev/null && echo *)" = "Kbuild dkms.conf module"
 check "dkms status: added" \
 	grep -q "^$name/$ver: added" <(dkms status -m "$name" -v "$ver")
 

@@ -23,6 +23,7 @@ failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
+quiet() { "$@" >/dev/null 2>&1; }
 check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
 	local what=$1
 	shift
@@ -72,7 +73,7 @@ vermagic=$(modinfo -F vermagic "$dest/$ko_rel" 2>/dev/null | awk '{ print $1 }' 
 check "A: its vermagic is $KREL (got '$vermagic')" test "$vermagic" = "$KREL"
 if [ "$have_tool" = 1 ]; then
 	check "A: tool at /usr/local/bin/memcg-statctl runs --help" \
-		"$dest/usr/local/bin/memcg-statctl" --help >/dev/null
+		quiet "$dest/usr/local/bin/memcg-statctl" --help
 	man1=$dest/usr/local/share/man/man1/memcg-statctl.1
 	check "A: man page at /usr/local/share/man/man1/memcg-statctl.1" test -s "$man1"
 	check "A: man page has NAME, SYNOPSIS, COMMANDS, EXIT STATUS" \

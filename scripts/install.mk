@@ -119,16 +119,16 @@ install-tool:
 		exit 0; \
 	fi; \
 	$(MAKE) --no-print-directory man && \
-	echo "install -D -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/memcg-statctl" && \
-	install -D -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/memcg-statctl && \
-	echo "install -D -m 0644 $(MAN_PAGE) $(DESTDIR)$(MAN1DIR)/memcg-statctl.1" && \
-	install -D -m 0644 $(MAN_PAGE) $(DESTDIR)$(MAN1DIR)/memcg-statctl.1
+	echo "install -D -m 0755 $(TOOL) $(MCS_DESTDIR)$(BINDIR)/memcg-statctl" && \
+	install -D -m 0755 $(TOOL) $(MCS_DESTDIR)$(BINDIR)/memcg-statctl && \
+	echo "install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1" && \
+	install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
 
 # Directories are removed only inside a DESTDIR, and only when empty.
 uninstall-tool:
-	rm -f $(DESTDIR)$(BINDIR)/memcg-statctl $(DESTDIR)$(MAN1DIR)/memcg-statctl.1
-	@$(call prune,$(DESTDIR)$(BINDIR),$(or $(MCS_DESTDIR),$(BINDIR)))
-	@$(call prune,$(DESTDIR)$(MAN1DIR),$(or $(MCS_DESTDIR),$(MAN1DIR)))
+	rm -f $(MCS_DESTDIR)$(BINDIR)/memcg-statctl $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
+	@$(call prune,$(MCS_DESTDIR)$(BINDIR),$(or $(MCS_DESTDIR),$(BINDIR)))
+	@$(call prune,$(MCS_DESTDIR)$(MAN1DIR),$(or $(MCS_DESTDIR),$(MAN1DIR)))
 
 # --- man page ----------------------------------------------------------------
 

@@ -3,9 +3,12 @@
 # under QEMU, stream the console to stdout and LOG, and return when the guest
 # powers off. KVM is used when a short probe boot shows it works (on these
 # machines /dev/kvm exists but a KVM guest hangs); otherwise TCG. A watchdog
-# kills a guest that runs longer than MCS_VM_TIMEOUT seconds (default 1500),
-# and a guest that printed nothing in its first MCS_VM_SILENT seconds
-# (default 150) is retried once. Under TCG the CPU is `max` without LA57:
+# kills a guest that runs longer than MCS_VM_TIMEOUT seconds (default 1500).
+# A boot that never reached the job is retried once: a guest that printed
+# nothing in its first MCS_VM_SILENT seconds (default 150), or one whose
+# kernel died before /init started the job (under multi-threaded TCG a boot
+# now and then oopses in the kernel's own early text patching, before any
+# of our code is loaded; the console log of that boot is kept as LOG.1). Under TCG the CPU is `max` without LA57:
 # QEMU 7.2's 5-level paging emulation double-faults 6.12 early in boot.
 # Exit: 0 the guest finished (printed its DONE marker), 1 it did not.
 source "$(dirname "$0")/lib.sh"
@@ -55,7 +58,7 @@ if [ -z "${MCS_VM_ACCEL:-}" ]; then
 fi
 log "booting $KREL with ${MCS_VM_ACCEL%% -cpu*} (smp $smp, ${mem} MiB)"
 
-# One boot; returns 0 finished, 2 silent, 1 otherwise.
+# One boot; returns 0 finished, 2 never reached the job, 1 otherwise.
 boot_once() {
 	local pid tailpid waited=0
 	: >"$logf"
@@ -83,14 +86,17 @@ boot_once() {
 	wait "$tailpid" 2>/dev/null || true
 	[ -s "$logf.qemu" ] && cat "$logf.qemu" >&2
 	log "guest ran ${waited}s"
-	grep -q '=== MCS-GUEST-DONE' "$logf"
+	grep -q '=== MCS-GUEST-DONE' "$logf" && return 0
+	grep -q '=== MCS-GUEST-START' "$logf" || return 2
+	return 1
 }
 
 start=$(date +%s)
 rc=0
 boot_once || rc=$?
 if [ "$rc" -eq 2 ]; then
-	log "retrying the boot once"
+	log "the guest never started the job: retrying the boot once"
+	cp "$logf" "$logf.1"
 	rc=0
 	boot_once || rc=$?
 fi

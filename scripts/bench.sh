@@ -1,0 +1,130 @@
+#!/bin/bash
+# bench.sh [KVER]: measure the module's own cost in guest instructions
+# (issue 7, section 2). Builds the QEMU plugin scripts/bench/insn-marker.c
+# against qemu-plugin.h of Debian's qemu source package, the module and the
+# static guest program scripts/bench/mcs-bench.c, boots Debian's stock
+# kernel KVER (default 6.1) once with one vCPU under TCG with -icount and
+# the plugin, runs every workload under every configuration, R rounds
+# interleaved (scripts/bench/job-bench.sh), and prints the table and the
+# budgets; the table also goes to build/bench/result.md.
+# Knobs (environment): MCS_BENCH_ROUNDS (3), MCS_BENCH_K (measured batches
+# per run, 15), MCS_BENCH_WARMUP (2), MCS_BENCH_N_PAGE_FAULT (4096 pages),
+# MCS_BENCH_N_SLAB (2000 files), MCS_BENCH_N_STAT_READER (400 reads),
+# MCS_BENCH_CONFIGS (absent off stock flush update default kprobe),
+# MCS_BENCH_DIR (build/bench).
+# Exit: 0 measured and every budget met, 1 a budget missed or the run
+# failed.
+source "$(dirname "$0")/lib.sh"
+
+kver=${1:-6.1}
+B=${MCS_BENCH_DIR:-$MCS_BUILD/bench}
+mkdir -p "$B"
+start=$(date +%s)
+
+rounds=${MCS_BENCH_ROUNDS:-3}
+configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default kprobe}
+workloads="page-fault slab stat-reader"
+
+# 1. qemu-plugin.h from the source package of the installed QEMU.
+qemu_src=$(dpkg-query -W -f '${source:Version}' qemu-system-x86) ||
+	die "qemu-system-x86 is not installed (make deps)"
+qemu_upstream=${qemu_src#*:}
+qemu_upstream=${qemu_upstream%-*}
+hdr_dir=$B/qemu-src/include
+if [ ! -e "$hdr_dir/qemu-plugin.h.$qemu_src" ]; then
+	if ! apt-cache showsrc qemu 2>/dev/null | grep '^Package: qemu' >/dev/null; then
+		src_list=/etc/apt/sources.list.d/memcg-statctl-bench-src.sources
+		log "adding deb-src lines for bookworm to apt ($src_list)"
+		cat >"$src_list" <<EOT
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOT
+		apt-get update -q >&2
+	fi
+	log "fetching the source of qemu $qemu_src for qemu-plugin.h"
+	rm -rf "$B/qemu-src"
+	mkdir -p "$B/qemu-src" "$hdr_dir"
+	# The installed version; if the archive has moved on, its current 7.2.
+	(cd "$B/qemu-src" && { apt-get source --download-only -q "qemu=$qemu_src" ||
+		apt-get source --download-only -q qemu; } 2>&1 |
+		grep -v '^W: Download is performed unsandboxed' >&2 || true)
+	orig=$(ls "$B"/qemu-src/qemu_"$qemu_upstream".orig.tar.* 2>/dev/null | head -n1)
+	[ -n "$orig" ] || die "apt-get source qemu=$qemu_src fetched no orig tarball"
+	tar -xf "$orig" -C "$B/qemu-src" --wildcards '*/include/qemu/qemu-plugin.h'
+	cp "$B"/qemu-src/qemu-*/include/qemu/qemu-plugin.h "$hdr_dir/qemu-plugin.h"
+	touch "$hdr_dir/qemu-plugin.h.$qemu_src"
+	rm -f "$B"/qemu-src/*.tar.* "$B"/qemu-src/*.dsc
+fi
+log "qemu-plugin.h of qemu $qemu_src: API version $(sed -n 's/^#define QEMU_PLUGIN_VERSION //p' "$hdr_dir/qemu-plugin.h")"
+
+# 2. The plugin, the guest program, the module.
+gcc -O2 -Wall -Wextra -Werror -shared -fPIC -I "$hdr_dir" \
+	-o "$B/insn-marker.so" "$MCS_ROOT/scripts/bench/insn-marker.c"
+gcc -O2 -Wall -Wextra -Werror -static \
+	-o "$B/mcs-bench" "$MCS_ROOT/scripts/bench/mcs-bench.c"
+"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
+# shellcheck source=/dev/null
+source "$MCS_KCACHE/$kver.env"
+if [ "$kver" = 7.3 ]; then
+	ko=$("$MCS_ROOT/scripts/module-build.sh" "$kver")
+else
+	rm -rf "$B/module-$KREL"
+	mkdir -p "$B/module-$KREL"
+	cp -r "$MCS_ROOT/module" "$MCS_ROOT/Kbuild" "$B/module-$KREL/"
+	rm -f "$B/module-$KREL"/module/*.o "$B/module-$KREL"/module/.*.cmd
+	make -s -C "$KDIR" M="$B/module-$KREL" modules >&2
+	ko=$B/module-$KREL/memcg_statctl.ko
+fi
+flush_hooks=0
+modinfo -F parm "$ko" | grep -q '^flush_hooks:' && flush_hooks=1
+log "module $ko (flush_hooks parameter: $([ $flush_hooks = 1 ] && echo yes || echo no))"
+
+# 3. The guest.
+cat >"$B/params" <<EOT
+ROUNDS=$rounds
+CONFIGS="$configs"
+WORKLOADS="$workloads"
+N_page_fault=${MCS_BENCH_N_PAGE_FAULT:-4096}
+N_slab=${MCS_BENCH_N_SLAB:-2000}
+N_stat_reader=${MCS_BENCH_N_STAT_READER:-400}
+K=${MCS_BENCH_K:-15}
+WARMUP=${MCS_BENCH_WARMUP:-2}
+FLUSH_HOOKS=$flush_hooks
+EOT
+# initramfs.sh runs ldd on executables, which fails (and, under pipefail,
+# stops it) on a static binary: hand the program over non-executable, the
+# job makes it executable again.
+install -m 0644 "$B/mcs-bench" "$B/mcs-bench.noexec"
+MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/initramfs.sh" "$B/initramfs.cpio.gz" \
+	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" \
+	"$ko=/lib/memcg_statctl.ko" "$B/mcs-bench.noexec=/usr/bin/mcs-bench" \
+	"$B/params=/bench/params"
+
+# One vCPU; -icount ties the guest's clocks (timer ticks, the 2 s periodic
+# flush) to instructions, so a batch sees the same number of ticks whatever
+# the host's speed. -icount needs single-threaded TCG.
+rm -f "$B/marks.txt"
+MCS_VM_SMP=1 MCS_VM_MEM=${MCS_VM_MEM:-1024} MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-1200} \
+	MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57" \
+	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $B/insn-marker.so,out=$B/marks.txt" \
+	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
+	grep --line-buffered -E '^(BENCH|# )' >&2 ||
+	die "the guest did not finish; console log in $B/console.log"
+grep -q '^BENCH-END' "$B/console.log" ||
+	die "the benchmark job failed; console log in $B/console.log"
+
+# 4. The table and the budgets.
+rc=0
+"$MCS_ROOT/scripts/bench/report.sh" "$B/console.log" "$B/marks.txt" \
+	"$KREL" "$flush_hooks" "$B/result.md" || rc=$?
+log "bench $kver: $(($(date +%s) - start))s in all; console log $B/console.log, marks $B/marks.txt, table $B/result.md"
+exit "$rc"

@@ -1,0 +1,157 @@
+#!/bin/bash
+# report.sh CONSOLE MARKS KREL FLUSH_HOOKS OUT.md: pair the guest's BENCHRUN
+# lines with the plugin's marker counts, print the table of instructions per
+# operation (median of the rounds, run-to-run spread, change against
+# "absent") and the three budgets of issue 7; write the same as Markdown to
+# OUT.md. Exit 0 when every budget is met, 1 otherwise.
+set -euo pipefail
+console=$1 marks=$2 krel=$3 flush_hooks=$4 out=$5
+
+tr -d '\r' <"$console" | awk -v marksfile="$marks" -v krel="$krel" \
+	-v flush_hooks="$flush_hooks" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	-v qemu="$(qemu-system-x86_64 --version | head -n1)" -v out="$out" '
+function sort(a, n,   i, j, t) { # insertion sort of a[1..n]
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+}
+function median(a, n) {
+	sort(a, n)
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function field(line, key,   m) {
+	if (match(line, " " key "=[^ ]*")) {
+		m = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+		return m
+	}
+	return ""
+}
+function pct(x, base) { return base ? 100 * (x - base) / base : 0 }
+function emit(s) { print s; print s >out }
+BEGIN {
+	nm = 0
+	while ((getline line <marksfile) > 0) {
+		split(line, f, " ")
+		if (f[1] == "mark")
+			mark[++nm] = f[3]
+	}
+	pos = 0
+}
+/^# kprobes:/ { if (probes == "") probes = substr($0, 11) }
+/^BENCHHITS / {
+	cfg = field($0, "cfg"); wl = field($0, "wl")
+	hitsline[wl, cfg] = hitsline[wl, cfg] " " $4 "=" $5
+	hitsum[wl, cfg] += $5
+}
+/^BENCHRUN / {
+	cfg = field($0, "cfg"); rep = field($0, "rep"); wl = field($0, "wl")
+	n = field($0, "n"); k = field($0, "k"); m = field($0, "marks")
+	if (pos + m > nm) { bad = "fewer plugin marks than the guest executed"; exit }
+	pos++ # the first marker closes whatever ran before the run
+	for (i = 1; i <= k; i++)
+		b[i] = mark[++pos] / n
+	v = median(b, k)
+	within = (b[k] - b[1]) / v
+	if (within > maxwithin[wl]) maxwithin[wl] = within
+	runs[wl, cfg]++
+	val[wl, cfg, runs[wl, cfg]] = v
+	if (!(cfg in seencfg)) { seencfg[cfg] = 1; cfgs[++ncfg] = cfg }
+	if (!(wl in seenwl)) { seenwl[wl] = 1; wls[++nwl] = wl; nops[wl] = n }
+}
+END {
+	if (bad != "") { print "report: " bad; exit 1 }
+	if (pos != nm) printf "note: %d plugin marks not paired with a run\n", nm - pos
+	for (w = 1; w <= nwl; w++) for (c = 1; c <= ncfg; c++) {
+		wl = wls[w]; cfg = cfgs[c]; r = runs[wl, cfg]
+		for (i = 1; i <= r; i++) a[i] = val[wl, cfg, i]
+		med[wl, cfg] = median(a, r)
+		lo[wl, cfg] = a[1]; hi[wl, cfg] = a[r]; nr[wl, cfg] = r
+	}
+	desc["absent"] = "module not loaded"
+	desc["off"] = flush_hooks ? "loaded, stock_hooks=0 flush_hooks=0 (every hook off)" : "loaded, stock_hooks=0 (flush redirect still attached)"
+	desc["stock"] = flush_hooks ? "stock counters on (stock_hooks=1 flush_hooks=0)" : "stock counters on (+ flush redirect)"
+	desc["flush"] = "flush control, kernel mode (stock_hooks=0)"
+	desc["update"] = "flush control + update-side hooks (update_flush_every=1000000, stock_hooks=0)"
+	desc["default"] = "loaded with defaults (flush control kernel mode + stock counters)"
+	desc["kprobe"] = "no module; tracefs kprobes + hist:keys=common_pid on" probes
+
+	emit("## Module cost in guest instructions (`make bench`)")
+	emit("")
+	emit("Kernel " krel ", measured " date ", " qemu " TCG, 1 vCPU, -icount shift=0,sleep=off, plugin scripts/bench/insn-marker.c.")
+	emit("Each cell: median over " nr[wls[1], cfgs[1]] " interleaved rounds of (median over the batches of one run of instructions per operation); spread = (max - min) / median over the rounds.")
+	emit("")
+	line = "| workload (ops/batch) | config | insns/op | spread | vs absent |"
+	emit(line)
+	emit("|---|---|---:|---:|---:|")
+	for (w = 1; w <= nwl; w++) for (c = 1; c <= ncfg; c++) {
+		wl = wls[w]; cfg = cfgs[c]; base = med[wl, "absent"]
+		emit(sprintf("| %s (%d) | %s | %.1f | %.3f%% | %s |", wl, nops[wl], cfg, med[wl, cfg],
+			100 * (hi[wl, cfg] - lo[wl, cfg]) / med[wl, cfg],
+			cfg == "absent" ? "-" : sprintf("%+.3f%%", pct(med[wl, cfg], base))))
+	}
+	emit("")
+	emit("Configurations:")
+	for (c = 1; c <= ncfg; c++)
+		emit("- `" cfgs[c] "`: " (cfgs[c] in desc ? desc[cfgs[c]] : "kprobes + hist:keys=common_pid on " substr(cfgs[c], 4)))
+	for (w = 1; w <= nwl; w++)
+		emit(sprintf("- largest spread between the batches of one run, %s: %.3f%%", wls[w], 100 * maxwithin[wls[w]]))
+	emit("")
+	emit("Events per operation (round 1; module: hook hits from `hooks`, kprobes: hist `Hits:`), and the added instructions per event:")
+	emit("")
+	emit("| workload | config | events/op | added insns/event | events (per op) |")
+	emit("|---|---|---:|---:|---|")
+	for (w = 1; w <= nwl; w++) for (c = 1; c <= ncfg; c++) {
+		wl = wls[w]; cfg = cfgs[c]
+		if (!((wl, cfg) in hitsline)) continue
+		d = med[wl, cfg] - med[wl, "absent"]
+		emit(sprintf("| %s | %s | %.3f | %s | %s |", wl, cfg, hitsum[wl, cfg],
+			hitsum[wl, cfg] > 0.01 ? sprintf("%.0f", d / hitsum[wl, cfg]) : "-",
+			substr(hitsline[wl, cfg], 2)))
+	}
+	emit("")
+	emit("Budgets (issue 7):")
+	fails = 0
+	# 1. stock counters <= 1% per page fault
+	if (("page-fault", "stock") in med) {
+		x = pct(med["page-fault", "stock"], med["page-fault", "absent"])
+		ok = x <= 1
+		fails += !ok
+		emit(sprintf("- %s stock counters per page fault: %+.3f%% (budget <= 1%%)", ok ? "PASS" : "FAIL", x))
+	}
+	# 2. everything off: within the run-to-run spread of absent
+	if (("page-fault", "off") in med) {
+		for (w = 1; w <= nwl; w++) {
+			wl = wls[w]; base = med[wl, "absent"]
+			d = med[wl, "off"] - base
+			sp = hi[wl, "absent"] - lo[wl, "absent"]
+			if (hi[wl, "off"] - lo[wl, "off"] > sp) sp = hi[wl, "off"] - lo[wl, "off"]
+			ok = (d < 0 ? -d : d) <= sp
+			fails += !ok
+			emit(sprintf("- %s everything off, %s: %+.3f%% against a run-to-run spread of %.3f%% (budget: within the spread)%s",
+				ok ? "PASS" : "FAIL", wl, pct(med[wl, "off"], base), 100 * sp / base,
+				flush_hooks ? "" : "; the flush redirect stays attached in this configuration"))
+		}
+	}
+	# 3. our counting <= 1/3 of tracefs kprobes + hist for the same events
+	if (("page-fault", "kprobe") in med && ("page-fault", "stock") in med) {
+		for (w = 1; w <= nwl; w++) {
+			wl = wls[w]; base = med[wl, "absent"]
+			ours = med[wl, "stock"] - base; theirs = med[wl, "kprobe"] - base
+			sp = hi[wl, "absent"] - lo[wl, "absent"]
+			if (theirs <= sp) {
+				emit(sprintf("- n/a  counting vs kprobes, %s: kprobe+hist overhead %+.1f insns/op is within the spread of absent (%.1f): no events to compare", wl, theirs, sp))
+				continue
+			}
+			ok = ours <= theirs / 3
+			fails += !ok
+			emit(sprintf("- %s counting vs kprobes, %s: ours %+.1f insns/op (%+.3f%%), kprobe+hist %+.1f (%+.3f%%), ratio %.3f (budget <= 0.333)",
+				ok ? "PASS" : "FAIL", wl, ours, pct(med[wl, "stock"], base), theirs, pct(med[wl, "kprobe"], base), ours / theirs))
+		}
+	}
+	emit("")
+	emit("Rerun: `make bench` (or `scripts/bench.sh 6.1`).")
+	exit fails ? 1 : 0
+}'
