@@ -111,8 +111,8 @@ static ssize_t mcs_knob_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (buf[len - 1] == '\n')
 		buf[--len] = '\0';
-	/* empty, or a NUL inside: not one value */
-	if (!len || strlen(buf) != len)
+	/* empty, too long, or a NUL inside: not one value */
+	if (!len || len > MCS_KNOB_MAX_LEN || strlen(buf) != len)
 		return -EINVAL;
 	ret = knob->set(buf);
 	return ret ? ret : count;

@@ -27,11 +27,13 @@ add_file() {
 	mkdir -p "$stage$(dirname "$dest")"
 	cp -a "$src" "$stage$dest"
 	[ -f "$src" ] && [ -x "$src" ] || return 0
-	ldd "$src" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
-		[ -e "$stage$lib" ] && continue
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
-	done
+	# A static binary or a script has none (ldd fails on it).
+	{ ldd "$src" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } |
+		while read -r lib; do
+			[ -e "$stage$lib" ] && continue
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -L "$lib" "$stage$lib"
+		done
 }
 
 for spec in "$@"; do

@@ -11,7 +11,7 @@ bad() { log "FAIL: $*"; fail=1; }
 grep -q '=== MCS-GUEST-DONE' "$logf" || bad "the guest did not finish"
 
 # Top-level TAP of the run: lines between the start and the dmesg markers.
-job=$(sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$logf" | tr -d '\r')
+job=$(sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$logf" | tr -d '\r\000')
 plans=$(grep -cE '^1\.\.[0-9]+$' <<<"$job" || true)
 planned=$(grep -E '^1\.\.[0-9]+$' <<<"$job" | sed 's/^1\.\.//' | paste -sd+ | bc)
 passed=$(grep -cE '^ok [0-9]+' <<<"$job" || true)
