@@ -34,6 +34,7 @@ static const char * const mcs_counter_names[MCS_NR_COUNTERS] = {
 	[MCS_OBJCG_VMSTAT_UPDATES]	= "objcg_vmstat.updates",
 	[MCS_OBJCG_VMSTAT_FLUSHES]	= "objcg_vmstat.flushes",
 	[MCS_STAT_UPDATES]		= "stat_updates",
+	[MCS_STAT_UPDATES_AMOUNT]	= "stat_updates.amount",
 };
 
 /* Sums at the last reset; protected by mcs_base_lock. */
@@ -46,7 +47,7 @@ static bool mcs_is_max(enum mcs_counter c)
 	return c == MCS_FLUSH_NS_MAX;
 }
 
-static u64 mcs_counter_sum(enum mcs_counter c)
+u64 mcs_counter_sum(enum mcs_counter c)
 {
 	u64 sum = 0;
 	int cpu;

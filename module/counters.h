@@ -29,6 +29,7 @@ enum mcs_counter {
 	MCS_OBJCG_VMSTAT_UPDATES,
 	MCS_OBJCG_VMSTAT_FLUSHES,
 	MCS_STAT_UPDATES,
+	MCS_STAT_UPDATES_AMOUNT,
 	MCS_NR_COUNTERS
 };
 
@@ -67,6 +68,8 @@ static __always_inline void mcs_count(enum mcs_counter c)
 
 void mcs_counter_max(enum mcs_counter c, u64 val);
 u64 mcs_counter_read(enum mcs_counter c);
+/* The sum over cpus since load, ignoring `reset`. */
+u64 mcs_counter_sum(enum mcs_counter c);
 const char *mcs_counter_name(enum mcs_counter c);
 void mcs_counters_reset(void);
 

@@ -18,7 +18,8 @@
  *   accounting starts again from a clean state.
  * - Pending updates (threshold mode) are the module's own count, in the
  *   kernel's unit (|val| of every memcg stat update, summed over cpus since
- *   the last flush), taken by the update-side hooks. Those hooks are
+ *   the last flush: the stat_updates.amount counter), taken by the
+ *   update-side hooks. Those hooks are
  *   attached only while `threshold` mode or update_flush_every needs them.
  * - flush_period_ms: at 2000 (the kernel's FLUSH_TIME) the kernel's periodic
  *   work runs untouched; any other value cancels it and runs the module's
@@ -79,8 +80,10 @@ static bool mcs_available;
 
 static atomic_t mcs_inflight = ATOMIC_INIT(0);
 
-/* Pending updates: per-cpu sums and the sum at the last flush. */
-static DEFINE_PER_CPU(u64, mcs_pending);
+/*
+ * Pending updates: the stat_updates.amount counter's sum over cpus minus
+ * its sum at the last flush.
+ */
 static DEFINE_PER_CPU(unsigned long, mcs_update_calls);
 static u64 mcs_pending_base;
 
@@ -91,12 +94,7 @@ static DECLARE_WORK(mcs_async_work, mcs_async_fn);
 
 static u64 mcs_pending_sum(void)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(mcs_pending, cpu));
-	return sum;
+	return mcs_counter_sum(MCS_STAT_UPDATES_AMOUNT);
 }
 
 void mcs_flush_enter(void)
@@ -114,7 +112,7 @@ static void mcs_flush_stat_update(u64 amount)
 	unsigned int every = READ_ONCE(mcs_update_every);
 
 	mcs_count(MCS_STAT_UPDATES);
-	this_cpu_add(mcs_pending, amount);
+	mcs_count_add(MCS_STAT_UPDATES_AMOUNT, amount);
 	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0) {
 		mcs_count(MCS_FLUSH_ASYNC_QUEUED);
 		queue_work(MCS_UNBOUND_WQ, &mcs_async_work);
@@ -431,8 +429,10 @@ int mcs_flush_init(void)
 	mcs_available = true;
 	for (i = 0; i < ARRAY_SIZE(mcs_flush_counters); i++)
 		mcs_counter_set_present(mcs_flush_counters[i]);
-	if (mcs_hooks_resolved(&mcs_flush_hooks, MCS_GRP_UPDATE))
+	if (mcs_hooks_resolved(&mcs_flush_hooks, MCS_GRP_UPDATE)) {
 		mcs_counter_set_present(MCS_STAT_UPDATES);
+		mcs_counter_set_present(MCS_STAT_UPDATES_AMOUNT);
+	}
 	ret = mcs_flush_apply_params();
 	if (ret) {
 		mcs_flush_exit();
