@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The debugfs contract of memcg_statctl (module/ABI.md): the files exist
+ * with root-only modes, `version` describes this kernel, `hooks` and
+ * `stats` are well formed and agree with each other.
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "lib.h"
+
+/*
+ * The foundation's flush counters. Their hooks: one `flush` redirect that
+ * feeds every flush.* counter (ABI.md), or one hook per counter named after
+ * it; either way, on 6.1 they must be attached.
+ */
+static const char *const foundation_counters[] = {
+	"flush.requests", "flush.performed", "flush.periodic",
+};
+
+/* Counter names of DESIGN.md section 5. */
+static const char *const known_counters[] = {
+	"flush.requests", "flush.performed", "flush.skipped",
+	"flush.periodic", "flush.async", "flush.async_queued",
+	"flush.ns_total", "flush.ns_max",
+	"charge_stock.attempts", "charge_stock.misses",
+	"charge_stock.refills", "charge_stock.drains",
+	"obj_stock.attempts", "obj_stock.misses", "obj_stock.refills",
+	"obj_stock.drains", "objcg_vmstat.updates", "objcg_vmstat.flushes",
+	"stat_updates", "stat_updates.amount",
+};
+
+static bool is_kernel_61(void)
+{
+	struct utsname u;
+
+	uname(&u);
+	return !strncmp(u.release, "6.1.", 4);
+}
+
+static int test_loaded(void)
+{
+	char buf[64];
+
+	if (!module_loaded(MODULE_NAME)) {
+		diag("/sys/module/%s/initstate is not 'live'", MODULE_NAME);
+		return KSFT_FAIL;
+	}
+	if (read_file("/sys/module/" MODULE_NAME "/refcnt", buf,
+		      sizeof(buf)) < 0) {
+		diag("/sys/module/%s/refcnt unreadable", MODULE_NAME);
+		return KSFT_FAIL;
+	}
+	if (!path_exists(STATCTL_DIR)) {
+		diag("%s does not exist", STATCTL_DIR);
+		return KSFT_FAIL;
+	}
+	return KSFT_PASS;
+}
+
+static int check_mode(const char *file, mode_t want, bool required)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", STATCTL_DIR, file);
+	if (stat(path, &st)) {
+		if (!required)
+			return 0;
+		diag("%s: %s", path, strerror(errno));
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_gid != 0 ||
+	    (st.st_mode & 07777) != want) {
+		diag("%s: mode %04o uid %u gid %u, want a root-owned regular "
+		     "file with mode %04o", path, st.st_mode & 07777,
+		     st.st_uid, st.st_gid, want);
+		return 1;
+	}
+	return 0;
+}
+
+static int test_files_and_modes(void)
+{
+	static const char *const knobs[] = {
+		"flush_mode", "flush_threshold", "flush_period_ms",
+		"update_flush_every", "stock_hooks",
+	};
+	char buf[64];
+	struct stat st;
+	size_t i;
+	int bad = 0;
+
+	if (stat(STATCTL_DIR, &st) || !S_ISDIR(st.st_mode)) {
+		diag("%s is not a directory", STATCTL_DIR);
+		return KSFT_FAIL;
+	}
+	/* the contract is on the files; the debugfs mount point itself is
+	 * 0700, so the directory's own mode is only reported */
+	if (st.st_mode & 077)
+		diag("note: %s has mode %04o", STATCTL_DIR, st.st_mode & 07777);
+	bad += check_mode("version", 0400, true);
+	bad += check_mode("hooks", 0400, true);
+	bad += check_mode("stats", 0400, true);
+	bad += check_mode("reset", 0200, true);
+	/* knobs of later issues: checked when present */
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		bad += check_mode(knobs[i], 0600, false);
+	/* reset is write-only even for root in the sense of having no read op */
+	if (statctl_read("reset", buf, sizeof(buf)) >= 0) {
+		diag("reading reset succeeded; it must have no read method");
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int test_version(void)
+{
+	char kernel[256], abi[64], module[64], fm[64], sm[64];
+	struct utsname u;
+	int bad = 0;
+
+	if (uname(&u))
+		return KSFT_FAIL;
+	if (version_get("kernel", kernel, sizeof(kernel)) ||
+	    version_get("abi", abi, sizeof(abi)) ||
+	    version_get("module", module, sizeof(module)) ||
+	    version_get("flush_model", fm, sizeof(fm)) ||
+	    version_get("stock_model", sm, sizeof(sm))) {
+		diag("version lacks one of kernel, abi, module, flush_model, "
+		     "stock_model");
+		return KSFT_FAIL;
+	}
+	diag("version: module %s abi %s kernel %s flush_model %s "
+	     "stock_model %s", module, abi, kernel, fm, sm);
+	if (strcmp(kernel, u.release)) {
+		diag("kernel '%s' != uname -r '%s'", kernel, u.release);
+		bad++;
+	}
+	if (strcmp(abi, "1")) {
+		diag("abi '%s', want 1", abi);
+		bad++;
+	}
+	if (strcmp(fm, "global") && strcmp(fm, "per-memcg")) {
+		diag("flush_model '%s' not global|per-memcg", fm);
+		bad++;
+	}
+	if (strcmp(sm, "single") && strcmp(sm, "multi")) {
+		diag("stock_model '%s' not single|multi", sm);
+		bad++;
+	}
+	if (is_kernel_61() && (strcmp(fm, "global") || strcmp(sm, "single"))) {
+		diag("6.1 has a global flush and a single-memcg stock");
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static bool one_of(const char *s, const char *const *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, set[i]))
+			return true;
+	return false;
+}
+
+static int test_hooks(void)
+{
+	static const char *const states[] = {
+		"attached", "off", "missing", "failed",
+	};
+	static const char *const mechs[] = {
+		"ftrace", "kretprobe", "redirect",
+	};
+	struct hooks hs;
+	struct stats s;
+	int i, r, bad = 0;
+	size_t k;
+
+	r = hooks_read(&hs);
+	if (r) {
+		diag("hooks: %s", strerror(-r));
+		return KSFT_FAIL;
+	}
+	if (stats_read(&s))
+		return KSFT_FAIL;
+	if (!hs.n) {
+		diag("hooks is empty");
+		return KSFT_FAIL;
+	}
+	for (i = 0; i < hs.n; i++) {
+		const struct hook *h = &hs.h[i];
+		uint64_t v;
+
+		diag("hook %s %s %s %s %s %" PRIu64, h->name, h->target,
+		     h->caller, h->mech, h->state, h->hits);
+		if (!one_of(h->state, states, ARRAY_SIZE(states))) {
+			diag("hook %s: invalid state '%s'", h->name, h->state);
+			bad++;
+		}
+		if (!one_of(h->mech, mechs, ARRAY_SIZE(mechs))) {
+			diag("hook %s: invalid mechanism '%s'", h->name,
+			     h->mech);
+			bad++;
+		}
+		if (!strcmp(h->state, "failed")) {
+			diag("hook %s failed to register", h->name);
+			bad++;
+		}
+		if (strcmp(h->state, "attached") && h->hits) {
+			diag("hook %s is %s but shows %" PRIu64 " hits",
+			     h->name, h->state, h->hits);
+			bad++;
+		}
+		/* an attached hook named after a counter feeds it */
+		if (!strcmp(h->state, "attached") &&
+		    one_of(h->name, known_counters,
+			   ARRAY_SIZE(known_counters)) &&
+		    stats_get(&s, h->name, &v)) {
+			diag("hook %s is attached but its counter is not in "
+			     "stats", h->name);
+			bad++;
+		}
+		/* a missing hook's counter is absent, never shown as 0 */
+		if (!strcmp(h->state, "missing")) {
+			if (!stats_get(&s, h->name, &v)) {
+				diag("counter %s of a missing hook is in stats",
+				     h->name);
+				bad++;
+			}
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(foundation_counters); k++) {
+		const struct hook *h = hook_find(&hs, foundation_counters[k]);
+
+		if (!h)
+			h = hook_find(&hs, "flush");
+		if (!h) {
+			diag("no hook feeds %s (neither 'flush' nor '%s' is "
+			     "listed)", foundation_counters[k],
+			     foundation_counters[k]);
+			bad++;
+		} else if (is_kernel_61() && strcmp(h->state, "attached")) {
+			diag("hook %s (feeding %s) is '%s' on 6.1, want "
+			     "attached", h->name, foundation_counters[k],
+			     h->state);
+			bad++;
+		}
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int test_stats_format(void)
+{
+	static const char *const required[] = {
+		"flush.requests", "flush.performed", "flush.periodic",
+		"flush.ns_total", "flush.ns_max",
+	};
+	struct stats s;
+	int i, j, r, bad = 0;
+	size_t k;
+	uint64_t v;
+
+	r = stats_read(&s);	/* rejects lines that are not "name u64" */
+	if (r) {
+		diag("stats: %s", strerror(-r));
+		return KSFT_FAIL;
+	}
+	for (i = 0; i < s.n; i++) {
+		for (j = 0; j < i; j++) {
+			if (!strcmp(s.name[i], s.name[j])) {
+				diag("counter %s listed twice", s.name[i]);
+				bad++;
+			}
+		}
+		if (!one_of(s.name[i], known_counters,
+			    ARRAY_SIZE(known_counters)))
+			diag("note: counter %s is not in DESIGN.md section 5",
+			     s.name[i]);
+	}
+	for (k = 0; k < ARRAY_SIZE(required); k++) {
+		if (stats_get(&s, required[k], &v)) {
+			diag("counter %s absent", required[k]);
+			bad++;
+		}
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static const struct test tests[] = {
+	{ test_loaded, "module_loaded" },
+	{ test_files_and_modes, "files_and_modes" },
+	{ test_version, "version" },
+	{ test_hooks, "hooks" },
+	{ test_stats_format, "stats_format" },
+};
+
+int main(void)
+{
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}

@@ -1,0 +1,943 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime flush control (issue 4): flush_mode, flush_threshold,
+ * flush_period_ms, update_flush_every (and the stock_hooks switch's
+ * validation). Each test SKIPs when a knob or counter it needs does not
+ * exist in this module.
+ *
+ *  knob_validation      good values read back; bad ones are EINVAL and
+ *                       leave the value unchanged (ranges from ABI.md)
+ *  never_hides_...      never + period 0: 20 MiB stays invisible for 3 s of
+ *                       reads, each read a flush.skipped; always shows it
+ *  always_...           16 pages visible at once; 10 reads = 10 flushes
+ *  threshold_mode       0 = always, 2^40 = never, 8192: first flush within
+ *                       MEMCG_CHARGE_BATCH * nr_cpus updates of 8192
+ *  flush_period_ms      500 ms: stats catch up within 1.5 s, 8-12 periodic
+ *                       flushes in 5 s; 0: none in 5 s
+ *  knob_stress          30 s of knob writes under load: clean kernel log,
+ *                       requests = performed + skipped
+ *  unload_restores_...  unload in never/0: the kernel's reader gate and
+ *                       periodic flush work again
+ *  update_flush_every   32: queued = stat_updates/32 +-20%; 128: a quarter
+ *                       of that per update; 0: update hooks off
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lib.h"
+
+struct input {
+	const char *buf;
+	const char *desc;
+};
+
+struct knob {
+	const char *name;
+	const struct input *good;	/* NULL-terminated */
+	const struct input *bad;
+};
+
+#define IN(s)	{ s, #s }
+
+static const struct input mode_good[] = {
+	IN("kernel"), IN("threshold"), IN("always"), IN("never"),
+	IN("never\n"), IN("kernel\n"), { NULL, NULL },
+};
+static const struct input mode_bad[] = {
+	IN(""), IN("\n"), IN("foo"), IN("Kernel"), IN("always2"),
+	IN(" always"), IN("always "), IN("always\n\n"), IN("1"), IN("-1"),
+	IN("never x"), { NULL, NULL },
+};
+/* common bad inputs of the decimal knobs */
+#define NUM_BAD								\
+	IN(""), IN("\n"), IN("-1"), IN("abc"), IN("10x"), IN(" 10"),	\
+	IN("10 "), IN("1\n\n"), IN("0x10"), IN("+10"), IN("1e3"),	\
+	IN("18446744073709551616"), IN("99999999999999999999999"),	\
+	IN("0000000000000000000000001")	/* 25 characters */
+/* ABI.md: 0 .. 2^62 */
+static const struct input threshold_good[] = {
+	IN("0"), IN("1"), IN("128"), IN("1099511627776"), IN("64\n"),
+	IN("4611686018427387904"), { NULL, NULL },
+};
+static const struct input threshold_bad[] = {
+	NUM_BAD, IN("4611686018427387905"), { NULL, NULL },
+};
+/* modinfo: "0 (no periodic flush) or 10..3600000" */
+static const struct input period_good[] = {
+	IN("0"), IN("10"), IN("500"), IN("3600000"), IN("1000\n"),
+	IN("2000"), { NULL, NULL },
+};
+static const struct input period_bad[] = {
+	NUM_BAD, IN("9"), IN("3600001"), { NULL, NULL },
+};
+/* ABI.md: 0 .. 2^24 */
+static const struct input every_good[] = {
+	IN("0"), IN("32"), IN("128"), IN("1\n"), IN("16777216"),
+	{ NULL, NULL },
+};
+static const struct input every_bad[] = {
+	NUM_BAD, IN("16777217"), { NULL, NULL },
+};
+/* ABI.md: 0 or 1 */
+static const struct input stock_good[] = {
+	IN("0"), IN("1"), IN("0\n"), IN("1\n"), { NULL, NULL },
+};
+static const struct input stock_bad[] = {
+	NUM_BAD, IN("2"), IN("on"), IN("off"), { NULL, NULL },
+};
+
+static const struct knob knobs[] = {
+	{ "flush_mode", mode_good, mode_bad },
+	{ "flush_threshold", threshold_good, threshold_bad },
+	{ "flush_period_ms", period_good, period_bad },
+	{ "update_flush_every", every_good, every_bad },
+	{ "stock_hooks", stock_good, stock_bad },
+};
+
+static int knob_get(const char *name, char *buf, size_t size)
+{
+	ssize_t r = statctl_read(name, buf, size);
+	char *nl;
+
+	if (r < 0)
+		return r;
+	nl = strchr(buf, '\n');
+	if (!nl || nl[1]) {
+		diag("%s reads '%s': want one value and a newline", name, buf);
+		return -EPROTO;
+	}
+	*nl = 0;
+	return 0;
+}
+
+static int knob_set(const char *name, const char *val)
+{
+	ssize_t r = statctl_write(name, val, strlen(val));
+
+	if (r < 0)
+		return r;
+	return (size_t)r == strlen(val) ? 0 : -EIO;
+}
+
+static bool need_knobs(const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!statctl_has(names[i])) {
+			diag("knob %s does not exist in this module yet",
+			     names[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool need_counters(const char *const *names, size_t n)
+{
+	struct stats s;
+	uint64_t v;
+	size_t i;
+
+	if (stats_read(&s))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (stats_get(&s, names[i], &v)) {
+			diag("counter %s is not in stats", names[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Put every knob back to what it was when the program started. */
+static char saved[ARRAY_SIZE(knobs)][64];
+static bool saved_ok[ARRAY_SIZE(knobs)];
+
+static void knobs_save(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		saved_ok[i] = !knob_get(knobs[i].name, saved[i],
+					sizeof(saved[i]));
+}
+
+static void knobs_restore(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (saved_ok[i])
+			knob_set(knobs[i].name, saved[i]);
+}
+
+static int test_validation(void)
+{
+	int bad = 0, present = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		const struct knob *k = &knobs[i];
+		const struct input *in;
+		char before[64], after[64], want[64];
+
+		if (!statctl_has(k->name)) {
+			diag("knob %s does not exist yet", k->name);
+			continue;
+		}
+		present++;
+		if (knob_get(k->name, before, sizeof(before))) {
+			bad++;
+			continue;
+		}
+		for (in = k->good; in->buf; in++) {
+			if (knob_set(k->name, in->buf)) {
+				diag("%s: %s rejected", k->name, in->desc);
+				bad++;
+				continue;
+			}
+			snprintf(want, sizeof(want), "%s", in->buf);
+			want[strcspn(want, "\n")] = 0;
+			if (knob_get(k->name, after, sizeof(after)) ||
+			    strcmp(after, want)) {
+				diag("%s: wrote %s, reads back '%s'", k->name,
+				     in->desc, after);
+				bad++;
+			}
+		}
+		/* a known value, then every bad input must leave it alone */
+		knob_set(k->name, before);
+		for (in = k->bad; in->buf; in++) {
+			ssize_t r = statctl_write(k->name, in->buf,
+						  strlen(in->buf));
+
+			if (r != -EINVAL) {
+				diag("%s: %s gave %zd, want EINVAL", k->name,
+				     in->desc, r);
+				bad++;
+			}
+			if (knob_get(k->name, after, sizeof(after)) ||
+			    strcmp(after, before)) {
+				diag("%s: %s changed '%s' to '%s'", k->name,
+				     in->desc, before, after);
+				bad++;
+				knob_set(k->name, before);
+			}
+		}
+	}
+	knobs_restore();
+	if (!present)
+		return KSFT_SKIP;
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- behaviour ---------------------------------------------------------- */
+
+#define BIG_PAGES	(20 * MiB / PAGE_SZ)
+#define SMALL_PAGES	16
+
+static const char *const mode_period[] = { "flush_mode", "flush_period_ms" };
+
+/* Knobs back to the kernel's behaviour; every test ends with this. */
+static void knobs_default(void)
+{
+	knob_set("flush_mode", "kernel");
+	knob_set("flush_period_ms", "2000");
+	if (statctl_has("update_flush_every"))
+		knob_set("update_flush_every", "0");
+}
+
+static int set2(const char *mode, const char *period)
+{
+	int r = knob_set("flush_period_ms", period);
+
+	if (!r)
+		r = knob_set("flush_mode", mode);
+	if (r)
+		diag("flush_mode=%s flush_period_ms=%s: %s", mode, period,
+		     strerror(-r));
+	return r;
+}
+
+/* A child in leaf NAME holding PAGES faulted-in pages. */
+static int start_holder(const char *name, size_t *pages, char *cg,
+			size_t cgsize, struct child *c)
+{
+	int r;
+
+	c->pid = 0;
+	if (cg_create_leaf(name, cg, cgsize))
+		return -1;
+	r = child_start(c, cg, fault_and_hold, pages);
+	if (!r)
+		r = child_wait_ready(c, 60000);
+	if (r)
+		diag("faulting child: %s", strerror(-r));
+	return r;
+}
+
+static void stop_holder(const char *cg, struct child *c)
+{
+	child_kill(c);
+	cg_destroy(cg);
+}
+
+static uint64_t anon_of(const char *cg)
+{
+	uint64_t v = 0;
+
+	memstat_get(cg, "anon", &v);
+	return v;
+}
+
+/* never + period 0 hides a 20 MiB fault; always shows it at once. */
+static int test_never_then_always(void)
+{
+	static const char *const ctr[] = { "flush.skipped" };
+	size_t pages = BIG_PAGES;
+	uint64_t t0, sk0, sk1, anon, max_anon = 0;
+	struct child c;
+	char cg[256];
+	int bad = 0, reads = 0;
+
+	if (!need_knobs(mode_period, 2) || !need_counters(ctr, 1))
+		return KSFT_SKIP;
+	if (set2("never", "0"))
+		return KSFT_FAIL;
+	if (start_holder("never", &pages, cg, sizeof(cg), &c)) {
+		bad++;
+		goto out;
+	}
+	stat_get("flush.skipped", &sk0);
+	for (t0 = now_ns(); now_ns() - t0 < 3000000000ULL; reads++) {
+		anon = anon_of(cg);
+		if (anon > max_anon)
+			max_anon = anon;
+		sleep_ms(20);
+	}
+	stat_get("flush.skipped", &sk1);
+	diag("never: %d reads in 3 s, anon at most %" PRIu64 " KiB, "
+	     "flush.skipped +%" PRIu64, reads, max_anon / 1024, sk1 - sk0);
+	if (max_anon >= BIG_PAGES * PAGE_SZ) {
+		diag("20 MiB became visible in never mode");
+		bad++;
+	}
+	if (sk1 - sk0 < (uint64_t)reads) {
+		diag("flush.skipped grew by less than the number of reads");
+		bad++;
+	}
+	if (knob_set("flush_mode", "always")) {
+		bad++;
+		goto out;
+	}
+	anon = anon_of(cg);
+	diag("always: anon %" PRIu64 " KiB", anon / 1024);
+	if (anon < BIG_PAGES * PAGE_SZ) {
+		diag("the first read in always mode does not show 20 MiB");
+		bad++;
+	}
+out:
+	stop_holder(cg, &c);
+	knobs_default();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* always: 16 pages (below any threshold) are visible at once, and every
+ * read performs a flush. */
+static int test_always(void)
+{
+	size_t pages = SMALL_PAGES;
+	uint64_t p0, p1, anon;
+	struct child c;
+	char cg[256];
+	int i, bad = 0;
+
+	if (!need_knobs(mode_period, 2))
+		return KSFT_SKIP;
+	if (set2("always", "0"))
+		return KSFT_FAIL;
+	if (start_holder("always", &pages, cg, sizeof(cg), &c)) {
+		bad++;
+		goto out;
+	}
+	anon = anon_of(cg);
+	if (anon < SMALL_PAGES * PAGE_SZ) {
+		diag("always: anon %" PRIu64 " < %lu after %d pages", anon,
+		     SMALL_PAGES * PAGE_SZ, SMALL_PAGES);
+		bad++;
+	}
+	stat_get("flush.performed", &p0);
+	for (i = 0; i < 10; i++)
+		anon_of(cg);
+	stat_get("flush.performed", &p1);
+	diag("always: 10 reads, flush.performed +%" PRIu64, p1 - p0);
+	if (p1 - p0 < 10) {
+		diag("not every read performed a flush");
+		bad++;
+	}
+out:
+	stop_holder(cg, &c);
+	knobs_default();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* One page-step at a time: fault STEP pages per release. */
+#define STEP_PAGES	16
+
+static int step_faulter(void *arg, struct child *c)
+{
+	int steps = *(int *)arg, i;
+
+	thp_disable();
+	child_notify(c);
+	for (i = 0; i < steps; i++) {
+		if (child_wait(c) || !fault_anon(STEP_PAGES))
+			return 2;
+		child_notify(c);
+	}
+	child_wait(c);
+	return 0;
+}
+
+static int test_threshold(void)
+{
+	static const char *const k3[] = {
+		"flush_mode", "flush_period_ms", "flush_threshold",
+	};
+	static const char *const ctr[] = { "stat_updates", "flush.skipped" };
+	const uint64_t T = 8192, slack = CHARGE_BATCH * online_cpus();
+	size_t pages = SMALL_PAGES, big = BIG_PAGES;
+	int steps = 400, i, bad = 0, r;
+	uint64_t u0, u, p0, p, anon, sk0, sk1;
+	struct child c;
+	char cg[256], tv[32];
+
+	if (!need_knobs(k3, 3) || !need_counters(ctr, 2))
+		return KSFT_SKIP;
+
+	/* 0 behaves like always */
+	if (knob_set("flush_threshold", "0") || set2("threshold", "0"))
+		return KSFT_FAIL;
+	if (!start_holder("threshold0", &pages, cg, sizeof(cg), &c)) {
+		anon = anon_of(cg);
+		diag("threshold 0: anon %" PRIu64 " KiB after %d pages",
+		     anon / 1024, SMALL_PAGES);
+		if (anon < SMALL_PAGES * PAGE_SZ)
+			bad++;
+	} else {
+		bad++;
+	}
+	stop_holder(cg, &c);
+
+	/* 2^40 behaves like never */
+	if (knob_set("flush_threshold", "1099511627776"))
+		bad++;
+	stat_get("flush.skipped", &sk0);
+	if (!start_holder("threshold40", &big, cg, sizeof(cg), &c)) {
+		for (i = 0; i < 20; i++) {
+			anon = anon_of(cg);
+			if (anon >= BIG_PAGES * PAGE_SZ) {
+				diag("threshold 2^40: 20 MiB visible");
+				bad++;
+				break;
+			}
+			sleep_ms(50);
+		}
+	} else {
+		bad++;
+	}
+	stop_holder(cg, &c);
+	stat_get("flush.skipped", &sk1);
+	diag("threshold 2^40: flush.skipped +%" PRIu64, sk1 - sk0);
+	if (sk1 - sk0 < 20)
+		bad++;
+
+	/*
+	 * A middle value T: fault STEP_PAGES at a time and read memory.stat
+	 * after each step. With the period at 0 only readers flush, so a
+	 * move of flush.performed marks the first read that found more than
+	 * T pending updates. Pending updates are in the kernel's unit (the
+	 * |val| of each update: pages, events, bytes for slab items), which
+	 * the module counts in stat_updates.amount while its update hooks are
+	 * attached. That flush must not come before T - slack updates,
+	 * nor after T + slack (slack = MEMCG_CHARGE_BATCH * nr_cpus, the
+	 * issue's tolerance), and must show every page faulted so far.
+	 */
+	snprintf(tv, sizeof(tv), "%" PRIu64, T);
+	if (cg_create_leaf("threshold_mid", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	r = child_start(&c, cg, step_faulter, &steps);
+	if (!r)
+		r = child_wait_ready(&c, 10000);
+	/* arming threshold mode (again) restarts the pending count */
+	if (!r)
+		r = knob_set("flush_mode", "kernel") ?:
+		    knob_set("flush_threshold", tv) ?:
+		    knob_set("flush_mode", "threshold");
+	if (!r)
+		r = stat_get("stat_updates.amount", &u0) ?:
+		    stat_get("flush.performed", &p0);
+	for (i = 1; !r && i <= steps; i++) {
+		r = child_release(&c) ?: child_wait_ready(&c, 10000);
+		if (r)
+			break;
+		anon = anon_of(cg);
+		r = stat_get("stat_updates.amount", &u) ?:
+		    stat_get("flush.performed", &p);
+		if (r)
+			break;
+		u -= u0;
+		if (p != p0) {
+			diag("threshold %" PRIu64 ": first flush at step %d, "
+			     "after %" PRIu64 " updates; anon %" PRIu64
+			     " KiB", T, i, u, anon / 1024);
+			if (u + slack < T) {
+				diag("flushed too early");
+				bad++;
+			}
+			if (anon < (uint64_t)i * STEP_PAGES * PAGE_SZ) {
+				diag("the flush does not show the faults");
+				bad++;
+			}
+			break;
+		}
+		if (u > T + slack) {
+			diag("threshold %" PRIu64 ": no flush after %" PRIu64
+			     " updates", T, u);
+			bad++;
+			break;
+		}
+	}
+	if (r) {
+		diag("step workload failed: %d", r);
+		bad++;
+	}
+	if (i > steps) {
+		diag("never flushed");
+		bad++;
+	}
+	stop_holder(cg, &c);
+	knobs_default();
+	knobs_restore();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static uint64_t periodic_over(unsigned int ms)
+{
+	struct child spin[64];
+	uint64_t p0 = 0, p1 = 0;
+	int n = spinners_start(spin, ARRAY_SIZE(spin));
+
+	stat_get("flush.periodic", &p0);
+	sleep_ms(ms);
+	stat_get("flush.periodic", &p1);
+	if (n > 0)
+		spinners_stop(spin, n);
+	return p1 - p0;
+}
+
+static int test_period(void)
+{
+	size_t pages = BIG_PAGES;
+	uint64_t t0, t, anon = 0, n;
+	struct child c;
+	char cg[256];
+	int bad = 0;
+
+	if (!need_knobs(mode_period, 2))
+		return KSFT_SKIP;
+	if (set2("never", "500"))
+		return KSFT_FAIL;
+	if (start_holder("period", &pages, cg, sizeof(cg), &c)) {
+		bad++;
+		goto out;
+	}
+	t0 = now_ns();
+	do {
+		anon = anon_of(cg);
+		t = now_ns() - t0;
+		if (anon >= BIG_PAGES * PAGE_SZ)
+			break;
+		sleep_ms(50);
+	} while (t < 1500000000ULL);
+	diag("never + 500 ms: anon %" PRIu64 " KiB after %.2f s", anon / 1024,
+	     t / 1e9);
+	if (anon < BIG_PAGES * PAGE_SZ) {
+		diag("stats did not catch up within 1.5 s");
+		bad++;
+	}
+	stop_holder(cg, &c);
+
+	n = periodic_over(5000);
+	diag("flush_period_ms 500: flush.periodic +%" PRIu64 " in 5 s", n);
+	if (n < 8 || n > 12)
+		bad++;
+	if (knob_set("flush_period_ms", "0"))
+		bad++;
+	n = periodic_over(5000);
+	diag("flush_period_ms 0: flush.periodic +%" PRIu64 " in 5 s", n);
+	if (n)
+		bad++;
+out:
+	knobs_default();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int update_hooks_state(const char *want)
+{
+	struct hooks hs;
+	int i, seen = 0, bad = 0;
+
+	if (hooks_read(&hs))
+		return 1;
+	for (i = 0; i < hs.n; i++) {
+		if (strncmp(hs.h[i].name, "update.", 7))
+			continue;
+		seen++;
+		if (strcmp(hs.h[i].state, want)) {
+			diag("hook %s is %s, want %s", hs.h[i].name,
+			     hs.h[i].state, want);
+			bad++;
+		}
+	}
+	if (!seen) {
+		diag("no update.* hooks listed");
+		bad++;
+	}
+	return bad;
+}
+
+/* queued async flushes per stat update, with update_flush_every = every */
+static int async_ratio(const char *every, double *ratio, uint64_t *upd,
+		       uint64_t *queued)
+{
+	size_t pages = BIG_PAGES;
+	struct stats s0, s1;
+	struct child c;
+	char cg[256];
+	int r;
+
+	if (knob_set("update_flush_every", every))
+		return -1;
+	if (stats_read(&s0))
+		return -1;
+	r = start_holder("update_every", &pages, cg, sizeof(cg), &c);
+	stop_holder(cg, &c);
+	if (r || stats_read(&s1))
+		return -1;
+	*upd = stats_delta(&s0, &s1, "stat_updates");
+	*queued = stats_delta(&s0, &s1, "flush.async_queued");
+	*ratio = *upd ? (double)*queued / *upd : 0;
+	diag("update_flush_every %s: stat_updates +%" PRIu64
+	     " flush.async_queued +%" PRIu64 " flush.async +%" PRIu64,
+	     every, *upd, *queued, stats_delta(&s0, &s1, "flush.async"));
+	return 0;
+}
+
+static int test_update_flush_every(void)
+{
+	static const char *const k[] = { "update_flush_every", "flush_mode" };
+	static const char *const ctr[] = {
+		"stat_updates", "flush.async", "flush.async_queued",
+	};
+	double r32, r128;
+	uint64_t u, q, u0, u1;
+	size_t pages = BIG_PAGES;
+	struct child c;
+	char cg[256];
+	int bad = 0;
+
+	if (!need_knobs(k, 2) || !need_counters(ctr, 3))
+		return KSFT_SKIP;
+	if (knob_set("flush_mode", "kernel"))
+		return KSFT_FAIL;
+	if (async_ratio("32", &r32, &u, &q)) {
+		bad++;
+		goto out;
+	}
+	if (update_hooks_state("attached"))
+		bad++;
+	if (u < BIG_PAGES || !values_close(q, u / 32, 20)) {
+		diag("N=32: %" PRIu64 " queued for %" PRIu64 " updates, want "
+		     "about %" PRIu64, q, u, u / 32);
+		bad++;
+	}
+	if (async_ratio("128", &r128, &u, &q)) {
+		bad++;
+		goto out;
+	}
+	diag("queued per update: N=32 %.5f, N=128 %.5f (ratio %.3f)", r32,
+	     r128, r32 ? r128 / r32 : 0);
+	if (!r32 || r128 / r32 < 0.2 || r128 / r32 > 0.3) {
+		diag("N=128 should queue about a quarter of N=32 per update");
+		bad++;
+	}
+	if (knob_set("update_flush_every", "0")) {
+		bad++;
+		goto out;
+	}
+	if (update_hooks_state("off"))
+		bad++;
+	stat_get("stat_updates", &u0);
+	if (!start_holder("update_every0", &pages, cg, sizeof(cg), &c))
+		stop_holder(cg, &c);
+	stat_get("stat_updates", &u1);
+	if (u1 != u0) {
+		diag("stat_updates moved by %" PRIu64 " with the update hooks "
+		     "off", u1 - u0);
+		bad++;
+	}
+out:
+	knobs_default();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/*
+ * Unload in never/period 0. Then the kernel's own flushing must be back:
+ * its periodic work (stats_flush_dwork running flush_memcg_stats_dwork,
+ * seen through the workqueue_execute_start tracepoint) runs again, and a
+ * 20 MiB fault is visible at the first memory.stat read (the reader gate).
+ * As a control, the tracepoint must not see the kernel's periodic work
+ * while the module has it stopped (flush_period_ms=0).
+ * (A below-gate fault cannot isolate the periodic flush on 6.1: slab
+ * statistics are updated in bytes, so any slab activity opens the gate.)
+ */
+#define KERNEL_PERIODIC_FN	"flush_memcg_stats_dwork"
+
+static int test_unload_restores(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	size_t big = BIG_PAGES;
+	struct child c, spin[64];
+	struct kmsg_mark mark;
+	uint64_t anon;
+	char cg[256];
+	int bad = 0, r, n, runs_stopped, runs_after;
+
+	if (!need_knobs(mode_period, 2))
+		return KSFT_SKIP;
+	if (!ko) {
+		diag("MEMCG_STATCTL_KO is not set: cannot reload afterwards");
+		return KSFT_SKIP;
+	}
+	kmsg_mark(&mark, "unload_restores");
+	if (set2("never", "0"))
+		return KSFT_FAIL;
+
+	/* the periodic work is deferrable: keep the cpus busy */
+	n = spinners_start(spin, ARRAY_SIZE(spin));
+	runs_stopped = wq_fn_runs(KERNEL_PERIODIC_FN, 3000);
+
+	r = module_unload(MODULE_NAME, 5000);
+	if (r) {
+		diag("delete_module: %s", strerror(-r));
+		if (n > 0)
+			spinners_stop(spin, n);
+		knobs_default();
+		return KSFT_FAIL;
+	}
+	runs_after = wq_fn_runs(KERNEL_PERIODIC_FN, 5000);
+	if (n > 0)
+		spinners_stop(spin, n);
+	if (runs_stopped < 0 || runs_after < 0) {
+		diag("tracefs workqueue events unavailable (%d, %d): periodic "
+		     "work not checked", runs_stopped, runs_after);
+	} else {
+		diag("%s runs: %d in 3 s with the module's period 0, %d in 5 s "
+		     "after unload", KERNEL_PERIODIC_FN, runs_stopped,
+		     runs_after);
+		if (runs_stopped) {
+			diag("the kernel's periodic work ran while stopped");
+			bad++;
+		}
+		if (runs_after < 1) {
+			diag("the kernel's periodic work is not back");
+			bad++;
+		}
+	}
+
+	if (!start_holder("unload_big", &big, cg, sizeof(cg), &c)) {
+		anon = anon_of(cg);
+		diag("after unload: 20 MiB fault, first read anon %" PRIu64
+		     " KiB", anon / 1024);
+		if (anon < BIG_PAGES * PAGE_SZ)
+			bad++;
+	} else {
+		bad++;
+	}
+	stop_holder(cg, &c);
+
+	r = module_load(ko, params);
+	if (r) {
+		diag("finit_module: %s", strerror(-r));
+		bad++;
+	}
+	r = kmsg_scan(&mark);
+	if (r)
+		bad++;
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- stress -------------------------------------------------------------- */
+
+#define STRESS_S	30
+
+static volatile int stress_stop;
+
+/*
+ * Two writers: flush_threshold every millisecond (cheap), and flush_mode
+ * every millisecond too, cycling through all modes; entering or leaving
+ * `threshold` attaches or detaches the update-side ftrace hooks, which
+ * takes far longer than a millisecond (more so under TCG), so the mode
+ * writer reaches a lower rate. Both rates are printed.
+ */
+static void *mode_writer(void *arg)
+{
+	static const char *const modes[] = {
+		"kernel", "threshold", "always", "never",
+	};
+	unsigned long *writes = arg;
+	unsigned int i = 0;
+
+	while (!stress_stop) {
+		knob_set("flush_mode", modes[i++ % 4]);
+		(*writes)++;
+		sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void *threshold_writer(void *arg)
+{
+	unsigned long *writes = arg;
+	unsigned int i = 0;
+	char buf[32];
+
+	while (!stress_stop) {
+		snprintf(buf, sizeof(buf), "%u", (i++ * 37) % 4096);
+		knob_set("flush_threshold", buf);
+		(*writes)++;
+		sleep_ms(1);
+	}
+	return NULL;
+}
+
+static int reader_loop(void *arg, struct child *c)
+{
+	const char *cg = arg;
+	uint64_t v;
+
+	child_notify(c);
+	for (;;)
+		memstat_get(cg, "anon", &v);
+	return 0;
+}
+
+static int test_stress(void)
+{
+	static const char *const k[] = { "flush_mode", "flush_threshold" };
+	static const char *const ctr[] = {
+		"flush.requests", "flush.performed", "flush.skipped",
+	};
+	struct child f1 = { 0 }, f2 = { 0 }, rd = { 0 };
+	char cg1[256], cg2[256];
+	unsigned long mode_writes = 0, thr_writes = 0;
+	struct kmsg_mark mark;
+	struct stats s, t;
+	pthread_t th1, th2;
+	int bad = 0, r, i;
+	uint64_t req, perf, skip;
+
+	if (!need_knobs(k, 2) || !need_counters(ctr, 3))
+		return KSFT_SKIP;
+	kmsg_mark(&mark, "flush_knob_stress");
+	if (under_tcg()) {
+		diag("QEMU TCG: the stress shares cpu 0 (TCG stalls on live "
+		     "patching of hot code)");
+		pin_to_cpu(0);	/* inherited by the children and threads */
+	}
+	if (cg_create_leaf("stress1", cg1, sizeof(cg1)) ||
+	    cg_create_leaf("stress2", cg2, sizeof(cg2)))
+		return KSFT_FAIL;
+	r = child_start(&f1, cg1, fault_loop, NULL) ?:
+	    child_start(&f2, cg2, fault_loop, NULL) ?:
+	    child_start(&rd, NULL, reader_loop, cg1);
+	if (!r)
+		r = child_wait_ready(&f1, 10000) ?:
+		    child_wait_ready(&f2, 10000) ?:
+		    child_wait_ready(&rd, 10000);
+	if (r || pthread_create(&th1, NULL, mode_writer, &mode_writes)) {
+		diag("cannot start the stress: %d", r);
+		bad++;
+		goto out;
+	}
+	if (pthread_create(&th2, NULL, threshold_writer, &thr_writes)) {
+		stress_stop = 1;
+		pthread_join(th1, NULL);
+		bad++;
+		goto out;
+	}
+	sleep_ms(STRESS_S * 1000);
+	stress_stop = 1;
+	pthread_join(th1, NULL);
+	pthread_join(th2, NULL);
+	diag("in %d s: %lu flush_mode writes, %lu flush_threshold writes",
+	     STRESS_S, mode_writes, thr_writes);
+out:
+	child_kill(&rd);
+	child_kill(&f1);
+	child_kill(&f2);
+	cg_destroy(cg1);
+	cg_destroy(cg2);
+	knobs_default();
+
+	/* quiet now: a snapshot that two reads agree on */
+	for (i = 0; i < 50; i++) {
+		if (stats_read(&s) || stats_read(&t))
+			return KSFT_FAIL;
+		if (!stats_delta(&s, &t, "flush.requests") &&
+		    !stats_delta(&s, &t, "flush.performed") &&
+		    !stats_delta(&s, &t, "flush.skipped"))
+			break;
+		sleep_ms(10);
+	}
+	req = stat_must(&s, "flush.requests");
+	perf = stat_must(&s, "flush.performed");
+	skip = stat_must(&s, "flush.skipped");
+	diag("flush.requests %" PRIu64 " performed %" PRIu64 " skipped %"
+	     PRIu64, req, perf, skip);
+	if (req != perf + skip) {
+		diag("requests != performed + skipped");
+		bad++;
+	}
+	r = kmsg_scan(&mark);
+	if (r) {
+		diag("kernel log not clean: %d", r);
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static const struct test tests[] = {
+	{ test_validation, "knob_validation" },
+	{ test_never_then_always, "never_hides_always_shows" },
+	{ test_always, "always_flushes_every_read" },
+	{ test_threshold, "threshold_mode" },
+	{ test_period, "flush_period_ms" },
+	{ test_stress, "knob_stress" },
+	{ test_unload_restores, "unload_restores_kernel_flush" },
+	{ test_update_flush_every, "update_flush_every" },
+};
+
+int main(void)
+{
+	require_module();
+	knobs_save();
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}

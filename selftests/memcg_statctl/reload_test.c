@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unload/load cycles under load: a child in a leaf cgroup keeps faulting
+ * (mmap 8 MiB, touch, munmap) and reading its memory.stat, so that the
+ * hooked functions run while hooks come and go. The kernel log must stay
+ * clean, every reload must come back with the same hooks and with its
+ * counters starting near zero, and the module must be loaded at the end.
+ *
+ * Under QEMU's TCG the child and this process share cpu 0 (see
+ * under_tcg() in lib.h): TCG itself stalls when ftrace patches a function
+ * another vCPU is running hot.
+ *
+ * "Near zero": each cycle measures every counter's rate over RUN_MS while
+ * loaded; right after the next load a counter may hold at most what that
+ * rate gives over the load-to-read interval, times 3, plus 64.
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lib.h"
+
+#define CYCLES	20
+#define RUN_MS	500
+
+static const char *const files[] = { "version", "hooks", "stats", "reset" };
+
+static int files_present(void)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!statctl_has(files[i])) {
+			diag("%s/%s missing", STATCTL_DIR, files[i]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int same_hooks(const struct hooks *a, const struct hooks *b)
+{
+	int i, bad = 0;
+
+	if (a->n != b->n) {
+		diag("%d hooks after reload, %d before", b->n, a->n);
+		return 1;
+	}
+	for (i = 0; i < a->n; i++) {
+		if (strcmp(a->h[i].name, b->h[i].name) ||
+		    strcmp(a->h[i].state, b->h[i].state)) {
+			diag("hook %s %s became %s %s", a->h[i].name,
+			     a->h[i].state, b->h[i].name, b->h[i].state);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Counters right after a load against the rates of the previous cycle. */
+static int check_start(const struct stats *start, const struct stats *r0,
+		       const struct stats *r1, uint64_t run_ns,
+		       uint64_t load_ns, int cycle)
+{
+	int i, bad = 0;
+
+	if (start->n != r1->n) {
+		diag("cycle %d: %d counters after reload, %d before", cycle,
+		     start->n, r1->n);
+		bad++;
+	}
+	for (i = 0; i < start->n; i++) {
+		const char *name = start->name[i];
+		uint64_t v = start->val[i], d, bound;
+
+		if (!strncmp(name, "flush.ns_", 9))
+			continue;	/* durations, not counts */
+		if (stats_get(r1, name, &d)) {
+			diag("cycle %d: new counter %s", cycle, name);
+			bad++;
+			continue;
+		}
+		d = stats_delta(r0, r1, name);
+		bound = (uint64_t)((double)d * load_ns / run_ns * 3) + 64;
+		if (!strcmp(name, "flush.periodic"))
+			bound = load_ns / 2000000000ULL + 1;
+		if (v > bound) {
+			diag("cycle %d: %s = %" PRIu64 " right after load "
+			     "(%.1f ms), bound %" PRIu64, cycle, name, v,
+			     load_ns / 1e6, bound);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int test_reload_cycles(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	struct stats r0, r1, start;
+	struct hooks h0, h;
+	struct kmsg_mark mark;
+	struct child c;
+	char cg[256];
+	uint64_t t0, t1, run_ns;
+	int cycle, r, bad = 0, status;
+
+	if (!ko) {
+		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		return KSFT_SKIP;
+	}
+	if (!path_exists(ko)) {
+		diag("MEMCG_STATCTL_KO=%s does not exist", ko);
+		return KSFT_FAIL;
+	}
+	if (hooks_read(&h0))
+		return KSFT_FAIL;
+	if (kmsg_mark(&mark, "reload_test")) {
+		diag("cannot read the kernel log");
+		return KSFT_FAIL;
+	}
+	if (cg_create_leaf("reload", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	if (under_tcg()) {
+		diag("QEMU TCG: the faulting child shares cpu 0 with the "
+		     "loader (TCG stalls on live patching of hot code)");
+		pin_to_cpu(0);	/* inherited by the child */
+	}
+	r = child_start(&c, cg, fault_loop, cg);
+	if (!r)
+		r = child_wait_ready(&c, 10000);
+	if (r) {
+		diag("faulting child: %s", strerror(-r));
+		child_kill(&c);
+		cg_destroy(cg);
+		return KSFT_FAIL;
+	}
+
+	/* rates of the module as loaded by the harness */
+	if (stats_read(&r0))
+		goto fail;
+	t0 = now_ns();
+	sleep_ms(RUN_MS);
+	if (stats_read(&r1))
+		goto fail;
+	run_ns = now_ns() - t0;
+
+	for (cycle = 1; cycle <= CYCLES; cycle++) {
+		r = module_unload(MODULE_NAME, 5000);
+		if (r) {
+			diag("cycle %d: delete_module: %s", cycle,
+			     strerror(-r));
+			goto fail;
+		}
+		if (module_loaded(MODULE_NAME) || path_exists(STATCTL_DIR)) {
+			diag("cycle %d: module or %s still there after "
+			     "delete_module", cycle, STATCTL_DIR);
+			bad++;
+		}
+		t0 = now_ns();
+		r = module_load(ko, params);
+		if (r) {
+			diag("cycle %d: finit_module(%s): %s", cycle, ko,
+			     strerror(-r));
+			goto fail;
+		}
+		if (stats_read(&start))
+			goto fail;
+		t1 = now_ns();
+		if (!module_loaded(MODULE_NAME) || files_present()) {
+			diag("cycle %d: module not live after load", cycle);
+			goto fail;
+		}
+		bad += check_start(&start, &r0, &r1, run_ns, t1 - t0, cycle);
+		if (hooks_read(&h))
+			goto fail;
+		bad += same_hooks(&h0, &h);
+
+		/* this cycle's rates, for the next check */
+		r0 = start;
+		sleep_ms(RUN_MS);
+		if (stats_read(&r1))
+			goto fail;
+		run_ns = now_ns() - t1;
+		diag("cycle %d: load %.1f ms; in %.0f ms: flush.requests +%"
+		     PRIu64 " flush.performed +%" PRIu64, cycle,
+		     (t1 - t0) / 1e6, run_ns / 1e6,
+		     stats_delta(&r0, &r1, "flush.requests"),
+		     stats_delta(&r0, &r1, "flush.performed"));
+		if (waitpid(c.pid, &status, WNOHANG)) {
+			diag("cycle %d: the faulting child died (status "
+			     "0x%x)", cycle, status);
+			c.pid = 0;
+			goto fail;
+		}
+	}
+	child_kill(&c);
+	cg_destroy(cg);
+
+	r = kmsg_scan(&mark);
+	if (r < 0) {
+		diag("cannot read the kernel log: %s", strerror(-r));
+		bad++;
+	} else if (r) {
+		diag("%d bad kernel log lines since the mark", r);
+		bad++;
+	}
+	if (!module_loaded(MODULE_NAME) || files_present()) {
+		diag("module not loaded with its files at the end");
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+
+fail:
+	child_kill(&c);
+	cg_destroy(cg);
+	if (!module_loaded(MODULE_NAME))
+		module_load(ko, params);
+	kmsg_scan(&mark);
+	return KSFT_FAIL;
+}
+
+static const struct test tests[] = {
+	{ test_reload_cycles, "reload_cycles_under_load" },
+};
+
+int main(void)
+{
+	require_module();
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Charge-stock and object-stock counters (issue 3).
+ *
+ * 6.1 facts the bounds rest on: a charge that misses the per-cpu stock
+ * charges MEMCG_CHARGE_BATCH (64) pages and puts the 63 left over in the
+ * stock, which holds one memcg per cpu; a stock holding another memcg is
+ * drained first. So P single-page charges of one process pinned to one cpu
+ * miss at least P/64 times (at most 64 pages per miss) and, with a little
+ * noise, not many more; two memcgs alternating on one cpu miss and drain
+ * on every charge.
+ *
+ * Every test SKIPs when the counters (or the stock_hooks switch) it needs
+ * are not in this module/kernel.
+ */
+#define _GNU_SOURCE
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define P_PAGES		25600
+#define PINGPONG_N	4000	/* faults in total, alternating */
+#define NR_FILES	2000
+
+static const char *const charge_counters[] = {
+	"charge_stock.attempts", "charge_stock.misses",
+	"charge_stock.refills", "charge_stock.drains",
+};
+static const char *const obj_counters[] = {
+	"obj_stock.attempts", "obj_stock.misses", "obj_stock.refills",
+	"obj_stock.drains", "objcg_vmstat.updates", "objcg_vmstat.flushes",
+};
+
+static bool have_counters(const char *const *names, size_t n)
+{
+	struct stats s;
+	uint64_t v;
+	size_t i;
+
+	if (stats_read(&s))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (stats_get(&s, names[i], &v)) {
+			diag("counter %s not in stats: not implemented, or its "
+			     "hook is missing on this kernel", names[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+/* ---- workload 1: one process faults P pages on one cpu ---------------- */
+
+struct fault_arg {
+	size_t pages;
+	int cpu;
+};
+
+static int pinned_fault(void *arg, struct child *c)
+{
+	struct fault_arg *a = arg;
+
+	if (pin_to_cpu(a->cpu))
+		return 2;
+	thp_disable();
+	child_notify(c);		/* in the cgroup, pinned */
+	child_wait(c);			/* go */
+	if (!fault_anon(a->pages))
+		return 3;
+	child_notify(c);		/* done */
+	child_wait(c);
+	return 0;
+}
+
+/* s0/s1 bracket exactly the faults. */
+static int run_pinned_fault(size_t pages, struct stats *s0, struct stats *s1)
+{
+	struct fault_arg a = { .pages = pages, .cpu = 0 };
+	struct child c;
+	char cg[256];
+	int r;
+
+	if (cg_create_leaf("stock_single", cg, sizeof(cg)))
+		return -1;
+	r = child_start(&c, cg, pinned_fault, &a);
+	if (!r)
+		r = child_wait_ready(&c, 10000);
+	if (!r)
+		r = stats_read(s0);
+	if (!r)
+		r = child_release(&c);
+	if (!r)
+		r = child_wait_ready(&c, 120000);
+	if (!r)
+		r = stats_read(s1);
+	child_kill(&c);
+	cg_destroy(cg);
+	if (r)
+		diag("pinned fault workload failed: %d", r);
+	return r;
+}
+
+static int check_single(const struct stats *s0, const struct stats *s1)
+{
+	uint64_t att = stats_delta(s0, s1, "charge_stock.attempts");
+	uint64_t miss = stats_delta(s0, s1, "charge_stock.misses");
+	double lo = P_PAGES / 64.0, hi = P_PAGES / 64.0 * 1.25 + 32;
+	int bad = 0;
+
+	diag("%d pages: charge_stock.attempts +%" PRIu64 " misses +%" PRIu64
+	     " refills +%" PRIu64 " drains +%" PRIu64 ": hit %.2f%%",
+	     P_PAGES, att, miss,
+	     stats_delta(s0, s1, "charge_stock.refills"),
+	     stats_delta(s0, s1, "charge_stock.drains"),
+	     pct(att - miss, att));
+	if (att < P_PAGES) {
+		diag("attempts %" PRIu64 " < %d", att, P_PAGES);
+		bad++;
+	}
+	if (miss < lo || miss > hi) {
+		diag("misses %" PRIu64 " outside [%.0f, %.0f]", miss, lo, hi);
+		bad++;
+	}
+	if (att && pct(att - miss, att) < 97) {
+		diag("hit percentage below 97");
+		bad++;
+	}
+	return bad;
+}
+
+static int test_charge_single(void)
+{
+	struct stats s0, s1;
+
+	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+		return KSFT_SKIP;
+	if (run_pinned_fault(P_PAGES, &s0, &s1))
+		return KSFT_FAIL;
+	return check_single(&s0, &s1) ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- workload 2: two memcgs take turns on one cpu ---------------------- */
+
+struct pp_arg {
+	int in, out;		/* token pipe ends */
+	bool first;
+	int turns;
+};
+
+static int pingpong(void *arg, struct child *c)
+{
+	struct pp_arg *a = arg;
+	char *p, tok = 't';
+	int i;
+
+	if (pin_to_cpu(0))
+		return 2;
+	thp_disable();
+	p = mmap(NULL, a->turns * PAGE_SZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 3;
+	madvise(p, a->turns * PAGE_SZ, MADV_NOHUGEPAGE);
+	child_notify(c);
+	child_wait(c);
+	for (i = 0; i < a->turns; i++) {
+		if ((!a->first || i) && read(a->in, &tok, 1) != 1)
+			return 4;
+		p[i * PAGE_SZ] = 1;	/* one fault, one charge */
+		if (write(a->out, &tok, 1) != 1)
+			return 5;
+	}
+	child_notify(c);
+	child_wait(c);
+	return 0;
+}
+
+static int test_charge_pingpong(void)
+{
+	struct pp_arg a, b;
+	struct child ca = { 0 }, cb = { 0 };
+	struct stats s0, s1;
+	char cga[256], cgb[256];
+	int ab[2], ba[2], r, ret = KSFT_FAIL;
+	uint64_t att, miss, drains;
+
+	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+		return KSFT_SKIP;
+	/* 7.x keeps several memcgs per cpu: two of them do not evict */
+	if (version_get("stock_model", cga, sizeof(cga)) ||
+	    strcmp(cga, "single")) {
+		diag("stock_model is not 'single': ping-pong does not miss");
+		return KSFT_SKIP;
+	}
+	if (cg_create_leaf("pingpong_a", cga, sizeof(cga)) ||
+	    cg_create_leaf("pingpong_b", cgb, sizeof(cgb)) ||
+	    pipe(ab) || pipe(ba))
+		return KSFT_FAIL;
+	a = (struct pp_arg){ .in = ba[0], .out = ab[1], .first = true,
+			     .turns = PINGPONG_N / 2 };
+	b = (struct pp_arg){ .in = ab[0], .out = ba[1], .first = false,
+			     .turns = PINGPONG_N / 2 };
+	r = child_start(&ca, cga, pingpong, &a);
+	if (!r)
+		r = child_start(&cb, cgb, pingpong, &b);
+	if (!r)
+		r = child_wait_ready(&ca, 10000);
+	if (!r)
+		r = child_wait_ready(&cb, 10000);
+	if (!r)
+		r = stats_read(&s0);
+	if (!r)
+		r = child_release(&ca);
+	if (!r)
+		r = child_release(&cb);
+	if (!r)
+		r = child_wait_ready(&ca, 120000);
+	if (!r)
+		r = child_wait_ready(&cb, 120000);
+	if (!r)
+		r = stats_read(&s1);
+	if (r) {
+		diag("ping-pong workload failed: %d", r);
+		goto out;
+	}
+	att = stats_delta(&s0, &s1, "charge_stock.attempts");
+	miss = stats_delta(&s0, &s1, "charge_stock.misses");
+	drains = stats_delta(&s0, &s1, "charge_stock.drains");
+	diag("%d alternating faults: attempts +%" PRIu64 " misses +%" PRIu64
+	     " drains +%" PRIu64 ": hit %.2f%%", PINGPONG_N, att, miss,
+	     drains, pct(att - miss, att));
+	ret = KSFT_PASS;
+	if (att < PINGPONG_N || pct(att - miss, att) >= 10) {
+		diag("want attempts >= %d and hit percentage < 10", PINGPONG_N);
+		ret = KSFT_FAIL;
+	}
+	if (drains < 0.9 * PINGPONG_N) {
+		diag("drains %" PRIu64 " < 0.9 * %d", drains, PINGPONG_N);
+		ret = KSFT_FAIL;
+	}
+out:
+	child_kill(&ca);
+	child_kill(&cb);
+	cg_destroy(cga);
+	cg_destroy(cgb);
+	return ret;
+}
+
+/* ---- workload 3: create and remove files in a tmpfs -------------------- */
+
+/*
+ * Phase 1 (churn) creates and removes one file at a time: the objcg vmstat
+ * cache sees +size then -size and rarely overflows a page, so it seldom
+ * flushes. Phase 2 (batch) creates all files, then removes them all: the
+ * cached bytes pass PAGE_SIZE every few objects (a dentry is ~200 bytes, a
+ * shmem inode ~700), so flushes to the memcg must show up.
+ */
+static int files_child(void *arg, struct child *c)
+{
+	const char *dir = arg;
+	char path[256];
+	int i, fd;
+
+	child_notify(c);
+	child_wait(c);
+	for (i = 0; i < NR_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return 2;
+		close(fd);
+		if (unlink(path))
+			return 3;
+	}
+	child_notify(c);
+	child_wait(c);
+	for (i = 0; i < NR_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/g%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return 4;
+		close(fd);
+	}
+	for (i = 0; i < NR_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/g%d", dir, i);
+		if (unlink(path))
+			return 5;
+	}
+	child_notify(c);
+	child_wait(c);
+	return 0;
+}
+
+/* s0..s1: churn phase, s1..s2: batch phase */
+static int run_files(struct stats *s0, struct stats *s1, struct stats *s2)
+{
+	char cg[256], dir[] = "/tmp/memcg_statctl_files.XXXXXX";
+	struct child c;
+	int r;
+
+	if (!mkdtemp(dir)) {
+		diag("mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	if (cg_create_leaf("stock_files", cg, sizeof(cg))) {
+		rmdir(dir);
+		return -1;
+	}
+	r = child_start(&c, cg, files_child, dir);
+	if (!r)
+		r = child_wait_ready(&c, 10000);
+	if (!r)
+		r = stats_read(s0);
+	if (!r)
+		r = child_release(&c) ?: child_wait_ready(&c, 120000);
+	if (!r)
+		r = stats_read(s1);
+	if (!r)
+		r = child_release(&c) ?: child_wait_ready(&c, 120000);
+	if (!r)
+		r = stats_read(s2);
+	child_kill(&c);
+	cg_destroy(cg);
+	rmdir(dir);
+	if (r)
+		diag("files workload failed: %d", r);
+	return r;
+}
+
+static void print_obj(const char *what, const struct stats *a,
+		      const struct stats *b)
+{
+	uint64_t att = stats_delta(a, b, "obj_stock.attempts");
+	uint64_t miss = stats_delta(a, b, "obj_stock.misses");
+	uint64_t upd = stats_delta(a, b, "objcg_vmstat.updates");
+	uint64_t fl = stats_delta(a, b, "objcg_vmstat.flushes");
+
+	diag("%s, %d files: obj_stock.attempts +%" PRIu64 " misses +%" PRIu64
+	     " refills +%" PRIu64 " drains +%" PRIu64 "; objcg_vmstat.updates +%"
+	     PRIu64 " flushes +%" PRIu64, what, NR_FILES, att, miss,
+	     stats_delta(a, b, "obj_stock.refills"),
+	     stats_delta(a, b, "obj_stock.drains"), upd, fl);
+	diag("%s: seed-001 table: obj stock hit %.2f%%, objcg vmstat miss "
+	     "rate %.2f%%", what, pct(att - miss, att), pct(fl, upd));
+}
+
+static int test_obj_files(void)
+{
+	struct stats s0, s1, s2;
+	uint64_t att, miss, upd, fl;
+	int bad = 0;
+
+	if (!have_counters(obj_counters, ARRAY_SIZE(obj_counters)))
+		return KSFT_SKIP;
+	if (run_files(&s0, &s1, &s2))
+		return KSFT_FAIL;
+	print_obj("churn", &s0, &s1);
+	print_obj("batch", &s1, &s2);
+	att = stats_delta(&s0, &s1, "obj_stock.attempts");
+	miss = stats_delta(&s0, &s1, "obj_stock.misses");
+	upd = stats_delta(&s0, &s1, "objcg_vmstat.updates");
+	if (att < NR_FILES) {
+		diag("churn: obj_stock.attempts +%" PRIu64 " < %d", att,
+		     NR_FILES);
+		bad++;
+	}
+	if (upd < NR_FILES) {
+		diag("churn: objcg_vmstat.updates +%" PRIu64 " < %d", upd,
+		     NR_FILES);
+		bad++;
+	}
+	if (miss > att) {
+		diag("churn: more misses than attempts");
+		bad++;
+	}
+	/* every object is charged and uncharged: two updates at least */
+	upd = stats_delta(&s1, &s2, "objcg_vmstat.updates");
+	fl = stats_delta(&s1, &s2, "objcg_vmstat.flushes");
+	if (upd < 2 * NR_FILES || fl < NR_FILES / 40 || fl > upd) {
+		diag("batch: want updates >= %d and %d <= flushes <= updates",
+		     2 * NR_FILES, NR_FILES / 40);
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- the stock_hooks switch -------------------------------------------- */
+
+static int hooks_in_state(const char *prefix_state_want)
+{
+	static const char *const prefixes[] = {
+		"charge_stock.", "obj_stock.", "objcg_vmstat.",
+	};
+	struct hooks hs;
+	int i, seen = 0, bad = 0;
+	size_t k;
+
+	if (hooks_read(&hs))
+		return -1;
+	for (i = 0; i < hs.n; i++) {
+		for (k = 0; k < ARRAY_SIZE(prefixes); k++) {
+			if (strncmp(hs.h[i].name, prefixes[k],
+				    strlen(prefixes[k])))
+				continue;
+			seen++;
+			if (strcmp(hs.h[i].state, prefix_state_want)) {
+				diag("hook %s is %s, want %s", hs.h[i].name,
+				     hs.h[i].state, prefix_state_want);
+				bad++;
+			}
+		}
+	}
+	if (!seen) {
+		diag("no stock hooks listed in hooks");
+		bad++;
+	}
+	return bad;
+}
+
+static int test_stock_switch(void)
+{
+	char orig[64];
+	struct stats s0, s1, f0, f1, f2;
+	uint64_t perf0, perf1;
+	size_t k;
+	int bad = 0;
+	ssize_t r;
+
+	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)) ||
+	    !have_counters(obj_counters, ARRAY_SIZE(obj_counters)))
+		return KSFT_SKIP;
+	if (!statctl_has("stock_hooks")) {
+		diag("no stock_hooks switch in %s", STATCTL_DIR);
+		return KSFT_SKIP;
+	}
+	if (statctl_read("stock_hooks", orig, sizeof(orig)) < 0)
+		return KSFT_FAIL;
+	r = statctl_write("stock_hooks", "0\n", 2);
+	if (r != 2) {
+		diag("write 0 to stock_hooks: %zd", r);
+		return KSFT_FAIL;
+	}
+	if (hooks_in_state("off"))
+		bad++;
+	if (stat_get("flush.performed", &perf0))
+		bad++;
+	/* both workloads, stock hooks detached */
+	if (run_pinned_fault(P_PAGES, &s0, &s1) || run_files(&f0, &f1, &f2)) {
+		bad++;
+		goto restore;
+	}
+	for (k = 0; k < ARRAY_SIZE(charge_counters); k++) {
+		uint64_t d = stats_delta(&s0, &s1, charge_counters[k]) +
+			     stats_delta(&f0, &f2, charge_counters[k]);
+
+		if (d) {
+			diag("%s moved by %" PRIu64 " while detached",
+			     charge_counters[k], d);
+			bad++;
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(obj_counters); k++) {
+		uint64_t d = stats_delta(&s0, &s1, obj_counters[k]) +
+			     stats_delta(&f0, &f2, obj_counters[k]);
+
+		if (d) {
+			diag("%s moved by %" PRIu64 " while detached",
+			     obj_counters[k], d);
+			bad++;
+		}
+	}
+	/* the flush counters kept working: the workloads ran for a while,
+	 * and a fresh fault + memory.stat read forces one anyway */
+	{
+		char cg[256];
+		size_t pages = 20 * MiB / PAGE_SZ;
+		struct child c;
+
+		if (!cg_create_leaf("stock_switch", cg, sizeof(cg))) {
+			uint64_t v;
+
+			if (!child_start(&c, cg, fault_and_hold, &pages) &&
+			    !child_wait_ready(&c, 60000))
+				memstat_get(cg, "anon", &v);
+			child_kill(&c);
+			cg_destroy(cg);
+		}
+	}
+	if (stat_get("flush.performed", &perf1) || perf1 <= perf0) {
+		diag("flush.performed did not move while stock hooks were "
+		     "detached");
+		bad++;
+	}
+restore:
+	r = statctl_write("stock_hooks", "1\n", 2);
+	if (r != 2) {
+		diag("write 1 to stock_hooks: %zd", r);
+		bad++;
+	}
+	if (hooks_in_state("attached"))
+		bad++;
+	if (run_pinned_fault(P_PAGES, &s0, &s1) || check_single(&s0, &s1))
+		bad++;
+	statctl_write("stock_hooks", orig, strlen(orig));
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- load, workload, unload, reload ------------------------------------ */
+
+static int counters_near_zero(const char *when)
+{
+	struct stats s;
+	size_t k;
+	uint64_t v;
+	int bad = 0;
+
+	if (stats_read(&s))
+		return 1;
+	for (k = 0; k < ARRAY_SIZE(charge_counters); k++) {
+		stats_get(&s, charge_counters[k], &v);
+		diag("%s: %s = %" PRIu64, when, charge_counters[k], v);
+		/* the guest is idle and its root cgroup charges nothing */
+		if (v > 256) {
+			diag("%s does not start near zero", charge_counters[k]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int test_stock_reload(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	struct kmsg_mark mark;
+	struct stats s0, s1;
+	int bad = 0, r, pass;
+
+	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+		return KSFT_SKIP;
+	if (!ko) {
+		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		return KSFT_SKIP;
+	}
+	if (kmsg_mark(&mark, "stock_reload"))
+		return KSFT_FAIL;
+	for (pass = 1; pass <= 2; pass++) {
+		r = module_unload(MODULE_NAME, 5000);
+		if (!r)
+			r = module_load(ko, params);
+		if (r) {
+			diag("reload %d: %s", pass, strerror(-r));
+			bad++;
+			break;
+		}
+		bad += counters_near_zero(pass == 1 ? "after load" :
+					  "after reload");
+		if (pass == 1) {
+			if (run_pinned_fault(P_PAGES, &s0, &s1) ||
+			    check_single(&s0, &s1))
+				bad++;
+		}
+	}
+	if (!module_loaded(MODULE_NAME))
+		module_load(ko, params);
+	r = kmsg_scan(&mark);
+	if (r) {
+		diag("kernel log: %d bad lines (or error %d)", r > 0 ? r : 0,
+		     r < 0 ? r : 0);
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static const struct test tests[] = {
+	{ test_charge_single, "charge_stock_one_memcg" },
+	{ test_charge_pingpong, "charge_stock_two_memcgs_one_cpu" },
+	{ test_obj_files, "obj_stock_tmpfs_files" },
+	{ test_stock_switch, "stock_hooks_switch" },
+	{ test_stock_reload, "stock_counters_reload" },
+};
+
+int main(void)
+{
+	require_module();
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}
