@@ -20,7 +20,7 @@ help:
 	@echo "make userspace             build the memcg-statctl tool and its unit tests"
 	@echo "make unit                  run the unit tests (no root, no module)"
 	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
-	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest"
+	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest (6.1, 6.12, 7.3)"
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
@@ -55,6 +55,7 @@ check:
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
 	$(MAKE) vmtest KVER=6.12
+	$(MAKE) vmtest KVER=7.3
 	scripts/dkms-check.sh 6.1
 	scripts/dkms-check.sh 6.12
 	scripts/install-check.sh 6.1

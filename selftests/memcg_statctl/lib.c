@@ -983,6 +983,9 @@ int run_test_table(const struct test *t, int n)
 			skips++;
 			ksft_test_result_skip("%s\n", t[i].name);
 			break;
+		case KSFT_XFAIL:	/* a known, reported deviation */
+			ksft_test_result_xfail("%s\n", t[i].name);
+			break;
 		default:
 			fails++;
 			ksft_test_result_fail("%s\n", t[i].name);
@@ -992,4 +995,64 @@ int run_test_table(const struct test *t, int n)
 	if (fails)
 		exit(KSFT_FAIL);
 	exit(skips == n ? KSFT_SKIP : KSFT_PASS);
+}
+
+/* ---- additions: module references, shared memory, kernel ftrace ------ */
+
+int module_refcnt(const char *name)
+{
+	char path[256], buf[32];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	r = read_file(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return atoi(buf);
+}
+
+bool module_gone(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !path_exists(path) && !path_exists(STATCTL_DIR);
+}
+
+void *shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int ftrace_enabled_lines(const char *needle)
+{
+	char path[256], line[1024];
+	const char *t = tracefs();
+	int n = 0;
+	FILE *f;
+
+	if (!t)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/enabled_functions", t);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (needle && !strstr(line, needle))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (n < 5)
+			diag("enabled_functions: %s", line);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+int set_nice(pid_t pid, int nice)
+{
+	return setpriority(PRIO_PROCESS, pid, nice) ? -errno : 0;
 }

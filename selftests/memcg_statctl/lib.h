@@ -200,4 +200,19 @@ int run_test_table(const struct test *t, int n);
 
 #define diag(fmt, ...)	ksft_print_msg(fmt "\n", ##__VA_ARGS__)
 
+/* ---- additions (hostile_test, fault_test) ----------------------------- */
+/* /sys/module/NAME/refcnt, or -errno (-ENOENT when not loaded). */
+int module_refcnt(const char *name);
+/* Neither /sys/module/NAME nor the debugfs directory exists. */
+bool module_gone(const char *name);
+/* Zeroed memory shared with children forked later; NULL on failure. */
+void *shared_alloc(size_t size);
+/*
+ * Lines of tracefs enabled_functions (functions with an ftrace callback)
+ * containing NEEDLE (all when NULL); the first few are printed. -errno
+ * when tracefs is unavailable.
+ */
+int ftrace_enabled_lines(const char *needle);
+int set_nice(pid_t pid, int nice);	/* setpriority(PRIO_PROCESS) */
+
 #endif

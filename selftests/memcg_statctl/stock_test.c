@@ -8,7 +8,8 @@
  * drained first. So P single-page charges of one process pinned to one cpu
  * miss at least P/64 times (at most 64 pages per miss) and, with a little
  * noise, not many more; two memcgs alternating on one cpu miss and drain
- * on every charge.
+ * on every charge. 7.x keeps 7 memcgs per cpu and evicts them in turn:
+ * there eight memcgs taking turns miss and drain on every charge.
  *
  * Every test SKIPs when the counters (or the stock_hooks switch) it needs
  * are not in this module/kernel.
@@ -150,7 +151,19 @@ static int test_charge_single(void)
 	return check_single(&s0, &s1) ? KSFT_FAIL : KSFT_PASS;
 }
 
-/* ---- workload 2: two memcgs take turns on one cpu ---------------------- */
+/* ---- workload 2: memcgs take turns on one cpu ------------------------- */
+
+/*
+ * K leaf cgroups, one process each, all pinned to cpu 0, pass a token
+ * round a ring of pipes; each faults one page per turn. K is one more
+ * than the memcgs a cpu's charge stock holds: 2 for stock_model single
+ * (6.1, 6.12: one memcg per cpu), NR_MEMCG_STOCK + 1 = 8 for multi (7.x:
+ * 7 slots, evicted in turn through drain_idx), so that the memcg whose turn
+ * it is was always evicted since its last turn: every turn misses and
+ * drains (the first K - 1 turns fill empty slots on 7.x).
+ */
+#define NR_MEMCG_STOCK_MULTI	7
+#define RING_MAX		(NR_MEMCG_STOCK_MULTI + 1)
 
 struct pp_arg {
 	int in, out;		/* token pipe ends */
@@ -186,74 +199,86 @@ static int pingpong(void *arg, struct child *c)
 	return 0;
 }
 
-static int test_charge_pingpong(void)
+static int test_charge_turns(void)
 {
-	struct pp_arg a, b;
-	struct child ca = { 0 }, cb = { 0 };
+	struct pp_arg arg[RING_MAX];
+	struct child ch[RING_MAX] = { 0 };
 	struct stats s0, s1;
-	char cga[256], cgb[256];
-	int ab[2], ba[2], r, ret = KSFT_FAIL;
+	char model[64], cg[RING_MAX][256], name[32];
+	int pipes[RING_MAX][2], k, i, r = 0, ret = KSFT_FAIL, started = 0;
+	int turns, n;
 	uint64_t att, miss, drains;
 
 	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
 		return KSFT_SKIP;
-	/* 7.x keeps several memcgs per cpu: two of them do not evict */
-	if (version_get("stock_model", cga, sizeof(cga)) ||
-	    strcmp(cga, "single")) {
-		diag("stock_model is not 'single': ping-pong does not miss");
+	if (version_get("stock_model", model, sizeof(model))) {
+		diag("no stock_model in version");
 		return KSFT_SKIP;
 	}
-	if (cg_create_leaf("pingpong_a", cga, sizeof(cga)) ||
-	    cg_create_leaf("pingpong_b", cgb, sizeof(cgb)) ||
-	    pipe(ab) || pipe(ba))
-		return KSFT_FAIL;
-	a = (struct pp_arg){ .in = ba[0], .out = ab[1], .first = true,
-			     .turns = PINGPONG_N / 2 };
-	b = (struct pp_arg){ .in = ab[0], .out = ba[1], .first = false,
-			     .turns = PINGPONG_N / 2 };
-	r = child_start(&ca, cga, pingpong, &a);
-	if (!r)
-		r = child_start(&cb, cgb, pingpong, &b);
-	if (!r)
-		r = child_wait_ready(&ca, 10000);
-	if (!r)
-		r = child_wait_ready(&cb, 10000);
+	if (!strcmp(model, "single")) {
+		k = 2;
+	} else if (!strcmp(model, "multi")) {
+		k = NR_MEMCG_STOCK_MULTI + 1;
+	} else {
+		diag("stock_model '%s' unknown to this test", model);
+		return KSFT_SKIP;
+	}
+	turns = PINGPONG_N / k;
+	n = turns * k;
+	diag("stock_model %s: %d memcgs take %d turns each on cpu 0", model,
+	     k, turns);
+	for (i = 0; i < k; i++) {
+		snprintf(name, sizeof(name), "turns_%d", i);
+		if (cg_create_leaf(name, cg[i], sizeof(cg[i])))
+			goto out;
+		if (pipe(pipes[i]))
+			goto out;
+	}
+	/* child i reads pipe i-1 and writes pipe i; child 0 starts */
+	for (i = 0; i < k; i++) {
+		arg[i] = (struct pp_arg){ .in = pipes[(i + k - 1) % k][0],
+					  .out = pipes[i][1], .first = !i,
+					  .turns = turns };
+		r = child_start(&ch[i], cg[i], pingpong, &arg[i]);
+		if (r)
+			break;
+		started++;
+	}
+	for (i = 0; !r && i < k; i++)
+		r = child_wait_ready(&ch[i], 10000);
 	if (!r)
 		r = stats_read(&s0);
-	if (!r)
-		r = child_release(&ca);
-	if (!r)
-		r = child_release(&cb);
-	if (!r)
-		r = child_wait_ready(&ca, 120000);
-	if (!r)
-		r = child_wait_ready(&cb, 120000);
+	for (i = 0; !r && i < k; i++)
+		r = child_release(&ch[i]);
+	for (i = 0; !r && i < k; i++)
+		r = child_wait_ready(&ch[i], 120000);
 	if (!r)
 		r = stats_read(&s1);
 	if (r) {
-		diag("ping-pong workload failed: %d", r);
+		diag("turn-taking workload failed: %d", r);
 		goto out;
 	}
 	att = stats_delta(&s0, &s1, "charge_stock.attempts");
 	miss = stats_delta(&s0, &s1, "charge_stock.misses");
 	drains = stats_delta(&s0, &s1, "charge_stock.drains");
-	diag("%d alternating faults: attempts +%" PRIu64 " misses +%" PRIu64
-	     " drains +%" PRIu64 ": hit %.2f%%", PINGPONG_N, att, miss,
-	     drains, pct(att - miss, att));
+	diag("%d faults taking turns in %d memcgs: attempts +%" PRIu64
+	     " misses +%" PRIu64 " drains +%" PRIu64 ": hit %.2f%%", n, k,
+	     att, miss, drains, pct(att - miss, att));
 	ret = KSFT_PASS;
-	if (att < PINGPONG_N || pct(att - miss, att) >= 10) {
-		diag("want attempts >= %d and hit percentage < 10", PINGPONG_N);
+	if (att < (uint64_t)n || pct(att - miss, att) >= 10) {
+		diag("want attempts >= %d and hit percentage < 10", n);
 		ret = KSFT_FAIL;
 	}
-	if (drains < 0.9 * PINGPONG_N) {
-		diag("drains %" PRIu64 " < 0.9 * %d", drains, PINGPONG_N);
+	if (drains < 0.9 * n) {
+		diag("drains %" PRIu64 " < 0.9 * %d", drains, n);
 		ret = KSFT_FAIL;
 	}
 out:
-	child_kill(&ca);
-	child_kill(&cb);
-	cg_destroy(cga);
-	cg_destroy(cgb);
+	for (i = 0; i < started; i++)
+		child_kill(&ch[i]);
+	for (i = 0; i < k; i++)
+		if (cg[i][0])
+			cg_destroy(cg[i]);
 	return ret;
 }
 
@@ -585,7 +610,7 @@ static int test_stock_reload(void)
 
 static const struct test tests[] = {
 	{ test_charge_single, "charge_stock_one_memcg" },
-	{ test_charge_pingpong, "charge_stock_two_memcgs_one_cpu" },
+	{ test_charge_turns, "charge_stock_memcgs_take_turns_one_cpu" },
 	{ test_obj_files, "obj_stock_tmpfs_files" },
 	{ test_stock_switch, "stock_hooks_switch" },
 	{ test_stock_reload, "stock_counters_reload" },

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Load/unload cycles under load (issue 8, "Fault and hostile-input tests").
+ *
+ *  unload_cycles_under_load  CYCLES unload/load cycles while three children
+ *      run: a page-fault loop (mmap 8 MiB, touch, munmap) in a leaf cgroup,
+ *      a memory.stat reader of that cgroup, and a reader of `stats` (open,
+ *      read, close in a loop; it keeps reading, failing with ENOENT, while
+ *      the module is gone). Before each unload the knobs are set to a new
+ *      combination (flush_mode over the four modes, flush_period_ms
+ *      0/500/2000, update_flush_every 0/64, stock_hooks 0/1: every
+ *      attach/detach path runs under load) and left to act for a moment.
+ *      Every cycle: after a load the knobs are back at their defaults (when
+ *      no MEMCG_STATCTL_PARAMS); no leaked module reference: on even cycles
+ *      the stats reader is paused and /sys/module/memcg_statctl/refcnt must
+ *      be exactly 0, on odd cycles it keeps running and refcnt must reach 0
+ *      within 3 s (only open files hold references); delete_module succeeds
+ *      and the module and its debugfs directory are gone after it.
+ *      The last unload is made from the most hostile setting (never, period
+ *      0, update_flush_every 64, stock_hooks 0). Then, with the load
+ *      stopped and the module gone, the kernel's flushing must be back:
+ *      no function carries an ftrace callback of the module
+ *      (enabled_functions), a 20 MiB fault in a fresh cgroup shows in its
+ *      memory.stat within 4 s, and the kernel's periodic flush work
+ *      (flush_memcg_stats_dwork, seen through the workqueue_execute_start
+ *      tracepoint, cpus kept busy since it is deferrable) runs at least once
+ *      in 5 s. The kernel log stays clean (no WARNING, BUG, Oops, Call
+ *      Trace) and the module is loaded again at the end.
+ *
+ * Under QEMU's TCG the load shares cpu 0 with this process (see
+ * under_tcg() in lib.h), at nice 10 so that the loader keeps going.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define CYCLES		50
+#define SETTLE_MS	200
+#define BUDGET_S	200	/* stop cycling (and say so) past this */
+#define BIG_PAGES	(20 * MiB / PAGE_SZ)
+#define KERNEL_PERIODIC_FN	"flush_memcg_stats_dwork"
+
+struct shared {
+	volatile int pause;	/* parent: stop opening `stats` */
+	volatile int paused;	/* reader: not holding it open */
+	volatile unsigned long reads, fails;
+};
+
+static struct shared *sh;
+
+static int stats_reader(void *arg, struct child *c)
+{
+	char buf[16384];
+
+	(void)arg;
+	child_notify(c);
+	for (;;) {
+		if (sh->pause) {
+			sh->paused = 1;
+			sleep_ms(2);
+			continue;
+		}
+		sh->paused = 0;
+		if (statctl_read("stats", buf, sizeof(buf)) < 0) {
+			sh->fails++;
+			sleep_ms(1);
+		} else {
+			sh->reads++;
+		}
+	}
+	return 0;
+}
+
+static int memstat_reader(void *arg, struct child *c)
+{
+	const char *cg = arg;
+	uint64_t v;
+
+	child_notify(c);
+	for (;;)
+		memstat_get(cg, "anon", &v);
+	return 0;
+}
+
+static int knob_set(const char *name, const char *val)
+{
+	ssize_t r;
+
+	if (!statctl_has(name))
+		return 0;	/* not in this module */
+	r = statctl_write(name, val, strlen(val));
+	if (r == (ssize_t)strlen(val))
+		return 0;
+	diag("write %s to %s: %zd (%s)", val, name, r,
+	     r < 0 ? strerror(-r) : "short");
+	return -1;
+}
+
+static int knob_is(const char *name, const char *want)
+{
+	char buf[64];
+
+	if (!statctl_has(name))
+		return 0;
+	if (statctl_read(name, buf, sizeof(buf)) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	if (strcmp(buf, want)) {
+		diag("%s is '%s' after a load, want the default '%s'", name,
+		     buf, want);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const modes[] = { "kernel", "threshold", "always",
+				     "never" };
+static const char *const periods[] = { "0", "500", "2000" };
+
+static int set_combo(int cycle, bool last, char *desc, size_t size)
+{
+	const char *mode = modes[cycle % 4];
+	const char *period = periods[cycle % 3];
+	const char *every = (cycle / 3) % 2 ? "64" : "0";
+	const char *stock = (cycle / 2) % 2 ? "0" : "1";
+	int r;
+
+	if (last) {
+		mode = "never";
+		period = "0";
+		every = "64";
+		stock = "0";
+	}
+	snprintf(desc, size, "%s/%s/%s/%s", mode, period, every, stock);
+	r = knob_set("flush_period_ms", period);
+	r |= knob_set("update_flush_every", every);
+	r |= knob_set("stock_hooks", stock);
+	r |= knob_set("flush_mode", mode);
+	return r;
+}
+
+/* refcnt 0: exactly (reader paused) or within 3 s (reader running) */
+static int refcnt_zero(bool paused, int cycle)
+{
+	int i, r = -1;
+
+	for (i = 0; i < (paused ? 1 : 300); i++) {
+		r = module_refcnt(MODULE_NAME);
+		if (!r)
+			return 0;
+		sleep_ms(10);
+	}
+	diag("cycle %d: refcnt %d%s", cycle, r,
+	     paused ? " with no debugfs file open" : " for 3 s");
+	return -1;
+}
+
+static int pause_reader(void)
+{
+	int i;
+
+	sh->paused = 0;
+	sh->pause = 1;
+	for (i = 0; i < 500; i++) {
+		if (sh->paused)
+			return 0;
+		sleep_ms(10);
+	}
+	diag("the stats reader did not pause");
+	return -1;
+}
+
+static void unpin(void)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < online_cpus() && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static uint64_t anon_of(const char *cg)
+{
+	uint64_t v = 0;
+
+	memstat_get(cg, "anon", &v);
+	return v;
+}
+
+/* after the final unload: the kernel's flushing as without the module */
+static int check_kernel_flush(void)
+{
+	struct child c, spin[64];
+	size_t big = BIG_PAGES;
+	uint64_t t0, t, anon = 0;
+	char cg[256];
+	int bad = 0, n, runs, r;
+
+	r = ftrace_enabled_lines(MODULE_NAME);
+	if (r < 0) {
+		diag("enabled_functions unavailable (%d): not checked", r);
+	} else if (r) {
+		diag("%d functions still carry a callback of the module", r);
+		bad++;
+	}
+
+	if (cg_create_leaf("fault_after", cg, sizeof(cg)))
+		return 1;
+	r = child_start(&c, cg, fault_and_hold, &big);
+	if (!r)
+		r = child_wait_ready(&c, 60000);
+	if (r) {
+		diag("20 MiB child: %d", r);
+		bad++;
+	} else {
+		t0 = now_ns();
+		do {
+			anon = anon_of(cg);
+			t = now_ns() - t0;
+			if (anon >= BIG_PAGES * PAGE_SZ)
+				break;
+			sleep_ms(50);
+		} while (t < 4000000000ULL);
+		diag("after the last unload: 20 MiB fault, anon %" PRIu64
+		     " KiB after %.2f s", anon / 1024, t / 1e9);
+		if (anon < BIG_PAGES * PAGE_SZ) {
+			diag("memory.stat did not show it within 4 s");
+			bad++;
+		}
+	}
+	child_kill(&c);
+	cg_destroy(cg);
+
+	n = spinners_start(spin, ARRAY_SIZE(spin));
+	runs = wq_fn_runs(KERNEL_PERIODIC_FN, 5000);
+	if (n > 0)
+		spinners_stop(spin, n);
+	if (runs < 0) {
+		diag("tracefs workqueue events unavailable (%d): periodic "
+		     "work not checked", runs);
+	} else {
+		diag("%s ran %d times in 5 s after the last unload",
+		     KERNEL_PERIODIC_FN, runs);
+		if (runs < 1) {
+			diag("the kernel's periodic flush work is not back");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int test_cycles(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	bool defaults = !params || !*params, tcg = under_tcg();
+	struct child fl = { 0 }, ms = { 0 }, sr = { 0 };
+	struct kmsg_mark mark;
+	char cg[256], desc[64];
+	uint64_t t0 = now_ns(), tl;
+	double load_ms_max = 0, load_ms_sum = 0;
+	int cycle, done = 0, bad = 0, r, status;
+
+	if (!ko) {
+		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		return KSFT_SKIP;
+	}
+	if (!path_exists(ko)) {
+		diag("MEMCG_STATCTL_KO=%s does not exist", ko);
+		return KSFT_FAIL;
+	}
+	sh = shared_alloc(sizeof(*sh));
+	if (!sh || kmsg_mark(&mark, "fault_test"))
+		return KSFT_FAIL;
+	if (cg_create_leaf("fault_cycles", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	if (tcg) {
+		diag("QEMU TCG: the load shares cpu 0 with the loader, at "
+		     "nice 10 (TCG stalls on live patching of hot code)");
+		pin_to_cpu(0);	/* inherited by the children */
+	}
+	r = child_start(&fl, cg, fault_loop, NULL) ?:
+	    child_start(&ms, NULL, memstat_reader, cg) ?:
+	    child_start(&sr, NULL, stats_reader, NULL);
+	if (!r)
+		r = child_wait_ready(&fl, 10000) ?:
+		    child_wait_ready(&ms, 10000) ?:
+		    child_wait_ready(&sr, 10000);
+	if (r) {
+		diag("cannot start the load: %d", r);
+		bad++;
+		goto out;
+	}
+	if (tcg) {
+		set_nice(fl.pid, 10);
+		set_nice(ms.pid, 10);
+		set_nice(sr.pid, 10);
+	}
+
+	for (cycle = 1; cycle <= CYCLES; cycle++) {
+		bool last = cycle == CYCLES, paused = !(cycle % 2);
+
+		if (!last && now_ns() - t0 > BUDGET_S * 1000000000ULL) {
+			diag("time budget of %d s reached after %d cycles: the "
+			     "rest skipped (slow emulation)", BUDGET_S, done);
+			last = true;
+		}
+		if (set_combo(cycle, last, desc, sizeof(desc)))
+			bad++;
+		sleep_ms(SETTLE_MS);
+		if (paused && pause_reader()) {
+			bad++;
+			break;
+		}
+		if (refcnt_zero(paused, cycle))
+			bad++;
+		r = module_unload(MODULE_NAME, 5000);
+		if (r) {
+			diag("cycle %d (%s): delete_module: %s", cycle, desc,
+			     strerror(-r));
+			bad++;
+			sh->pause = 0;
+			break;
+		}
+		if (!module_gone(MODULE_NAME)) {
+			diag("cycle %d: module or %s still there after "
+			     "delete_module", cycle, STATCTL_DIR);
+			bad++;
+		}
+		sh->pause = 0;
+		done++;
+		if (last)
+			break;
+		tl = now_ns();
+		r = module_load(ko, params);
+		if (r) {
+			diag("cycle %d: finit_module(%s): %s", cycle, ko,
+			     strerror(-r));
+			bad++;
+			break;
+		}
+		tl = now_ns() - tl;
+		load_ms_sum += tl / 1e6;
+		if (tl / 1e6 > load_ms_max)
+			load_ms_max = tl / 1e6;
+		if (!module_loaded(MODULE_NAME) || !statctl_has("stats")) {
+			diag("cycle %d: module not live after load", cycle);
+			bad++;
+			break;
+		}
+		if (defaults &&
+		    (knob_is("flush_mode", "kernel") ||
+		     knob_is("flush_period_ms", "2000") ||
+		     knob_is("update_flush_every", "0") ||
+		     knob_is("stock_hooks", "1")))
+			bad++;
+		if (cycle % 10 == 0)
+			diag("cycle %d (last unload from %s): %.0f s so far, "
+			     "stats reads %lu (%lu failed while unloaded)",
+			     cycle, desc, (now_ns() - t0) / 1e9, sh->reads,
+			     sh->fails);
+		if (waitpid(fl.pid, &status, WNOHANG) ||
+		    waitpid(ms.pid, &status, WNOHANG) ||
+		    waitpid(sr.pid, &status, WNOHANG)) {
+			diag("cycle %d: a load child died", cycle);
+			bad++;
+			break;
+		}
+	}
+	diag("%d unloads in %.1f s, the last from %s; load time mean %.0f ms, "
+	     "max %.0f ms", done, (now_ns() - t0) / 1e9, desc,
+	     done > 1 ? load_ms_sum / (done - 1) : 0, load_ms_max);
+	if (done < CYCLES)
+		diag("note: %d of %d cycles ran", done, CYCLES);
+	if (done < 20) {
+		diag("fewer than 20 cycles");
+		bad++;
+	}
+out:
+	child_kill(&sr);
+	child_kill(&ms);
+	child_kill(&fl);
+	cg_destroy(cg);
+	if (tcg)
+		unpin();	/* the load is gone; spinners on every cpu */
+
+	if (!module_loaded(MODULE_NAME)) {
+		bad += check_kernel_flush();
+		r = module_load(ko, params);
+		if (r) {
+			diag("final finit_module: %s", strerror(-r));
+			bad++;
+		}
+	}
+	if (!module_loaded(MODULE_NAME) || !statctl_has("stats")) {
+		diag("module not loaded at the end");
+		bad++;
+	}
+	r = kmsg_scan(&mark);
+	if (r) {
+		diag("kernel log: %d bad lines (or error %d)", r > 0 ? r : 0,
+		     r < 0 ? r : 0);
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static const struct test tests[] = {
+	{ test_cycles, "unload_cycles_under_load" },
+};
+
+int main(void)
+{
+	require_module();
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}
