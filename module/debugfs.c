@@ -40,7 +40,8 @@ DEFINE_SHOW_ATTRIBUTE(mcs_version);
 
 static int mcs_hooks_show(struct seq_file *m, void *v)
 {
-	mcs_hook_table_show(m, &mcs_flush_hooks);
+	mcs_hook_table_show(m, &mcs_backend_hooks);
+	mcs_hook_table_show(m, &mcs_update_hooks);
 	mcs_hook_table_show(m, &mcs_stock_hooks);
 	return 0;
 }

@@ -119,27 +119,59 @@ static void mcs_flush_stat_update(u64 amount)
 	}
 }
 
-void mcs_update_int_handler(struct mcs_hook *h, unsigned long parent_ip,
-			    struct ftrace_regs *fregs)
+/* |val| of int @val (arg 2): __mod_memcg_state() and friends, 6.1/6.12. */
+static void mcs_update_int(struct mcs_hook *h, unsigned long parent_ip,
+			   struct ftrace_regs *fregs)
 {
 	int val = (int)mcs_fregs_arg(fregs, 2);
 
 	mcs_flush_stat_update(abs(val));
 }
 
-void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
-			      struct ftrace_regs *fregs)
-{
-	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
-}
-
-void mcs_update_long_handler(struct mcs_hook *h, unsigned long parent_ip,
-			     struct ftrace_regs *fregs)
+/* |val| of long @val (arg 2): 7.x's __mod_memcg_lruvec_state(). */
+static void mcs_update_long(struct mcs_hook *h, unsigned long parent_ip,
+			    struct ftrace_regs *fregs)
 {
 	long val = (long)mcs_fregs_arg(fregs, 2);
 
 	mcs_flush_stat_update(abs(val));
 }
+
+/* unsigned long @count (arg 2): (__)count_memcg_events(). */
+static void mcs_update_count(struct mcs_hook *h, unsigned long parent_ip,
+			     struct ftrace_regs *fregs)
+{
+	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
+}
+
+/*
+ * The update side: memcg_rstat_updated() is inlined into these, whose
+ * third argument is the update's size in the kernel's unit.
+ */
+#define ON_61_612	(MCS_ON_61 | MCS_ON_612)
+
+static struct mcs_hook mcs_update_rows[] = {
+	MCS_HANDLER_ROW(ON_61_612, "update.memcg_state", "__mod_memcg_state",
+			mcs_update_int, MCS_GRP_UPDATE),
+	MCS_HANDLER_ROW(ON_61_612, "update.lruvec_state",
+			"__mod_memcg_lruvec_state", mcs_update_int,
+			MCS_GRP_UPDATE),
+	MCS_HANDLER_ROW(ON_61_612, "update.events", "__count_memcg_events",
+			mcs_update_count, MCS_GRP_UPDATE),
+	/* 7.x: __mod_memcg_state() is inlined into mod_memcg_state(int) */
+	MCS_HANDLER_ROW(MCS_ON_7X, "update.memcg_state", "mod_memcg_state",
+			mcs_update_int, MCS_GRP_UPDATE),
+	MCS_HANDLER_ROW(MCS_ON_7X, "update.lruvec_state",
+			"__mod_memcg_lruvec_state", mcs_update_long,
+			MCS_GRP_UPDATE),
+	MCS_HANDLER_ROW(MCS_ON_7X, "update.events", "count_memcg_events",
+			mcs_update_count, MCS_GRP_UPDATE),
+};
+
+struct mcs_hook_table mcs_update_hooks = {
+	.hooks = mcs_update_rows,
+	.n = ARRAY_SIZE(mcs_update_rows),
+};
 
 bool mcs_flush_kernel_mode(void)
 {
@@ -207,8 +239,8 @@ static void mcs_async_fn(struct work_struct *work)
 static int mcs_update_hooks_sync(int mode, unsigned int every)
 {
 	if (mode == MCS_MODE_THRESHOLD || every)
-		return mcs_hooks_attach(&mcs_flush_hooks, MCS_GRP_UPDATE);
-	mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_UPDATE);
+		return mcs_hooks_attach(&mcs_update_hooks, MCS_GRP_UPDATE);
+	mcs_hooks_detach(&mcs_update_hooks, MCS_GRP_UPDATE);
 	return 0;
 }
 
@@ -413,23 +445,29 @@ int mcs_flush_init(void)
 	int ret;
 
 	mcs_threshold = MEMCG_CHARGE_BATCH * num_online_cpus();
-	ret = mcs_hook_table_init(&mcs_flush_hooks);
-	if (ret || !flush_hooks)
+	ret = mcs_hook_table_init(&mcs_backend_hooks);
+	if (ret)
 		return ret;
+	ret = mcs_hook_table_init(&mcs_update_hooks);
+	if (ret)
+		goto fail_backend_table;
+	if (!flush_hooks)
+		return 0;
 	if (mcs_backend_init()) {
 		/* Load all the same: `hooks` and `version` say why. */
 		mcs_backend_exit();
-		mcs_hooks_set_missing(&mcs_flush_hooks, ~0U);
+		mcs_hooks_set_missing(&mcs_backend_hooks, ~0U);
+		mcs_hooks_set_missing(&mcs_update_hooks, ~0U);
 		pr_warn("flush control unavailable on this kernel\n");
 		return 0;
 	}
-	ret = mcs_hooks_attach(&mcs_flush_hooks, MCS_GRP_FLUSH);
+	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_FLUSH);
 	if (ret)
-		goto fail;
+		goto fail_tables;
 	mcs_available = true;
 	for (i = 0; i < ARRAY_SIZE(mcs_flush_counters); i++)
 		mcs_counter_set_present(mcs_flush_counters[i]);
-	if (mcs_hooks_resolved(&mcs_flush_hooks, MCS_GRP_UPDATE)) {
+	if (mcs_hooks_resolved(&mcs_update_hooks, MCS_GRP_UPDATE)) {
 		mcs_counter_set_present(MCS_STAT_UPDATES);
 		mcs_counter_set_present(MCS_STAT_UPDATES_AMOUNT);
 	}
@@ -439,8 +477,12 @@ int mcs_flush_init(void)
 		return ret;
 	}
 	return 0;
-fail:
-	mcs_hook_table_exit(&mcs_flush_hooks);
+
+fail_tables:
+	mcs_backend_exit();
+	mcs_hook_table_exit(&mcs_update_hooks);
+fail_backend_table:
+	mcs_hook_table_exit(&mcs_backend_hooks);
 	return ret;
 }
 
@@ -448,10 +490,10 @@ void mcs_flush_exit(void)
 {
 	mutex_lock(&mcs_knob_lock);
 	if (mcs_available) {
-		mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_UPDATE);
+		mcs_hooks_detach(&mcs_update_hooks, MCS_GRP_UPDATE);
 		cancel_work_sync(&mcs_async_work);
 		mcs_apply_period(MCS_KERNEL_PERIOD_MS);
-		mcs_hooks_detach(&mcs_flush_hooks, MCS_GRP_FLUSH);
+		mcs_hooks_detach(&mcs_backend_hooks, MCS_GRP_FLUSH);
 		/* No task may be left in the replacement when we return. */
 		while (atomic_read(&mcs_inflight))
 			usleep_range(100, 1000);
@@ -462,5 +504,6 @@ void mcs_flush_exit(void)
 		mcs_backend_exit();
 	}
 	mutex_unlock(&mcs_knob_lock);
-	mcs_hook_table_exit(&mcs_flush_hooks);
+	mcs_hook_table_exit(&mcs_update_hooks);
+	mcs_hook_table_exit(&mcs_backend_hooks);
 }

@@ -5,6 +5,8 @@
 #include "flush_backend.h"
 #include "knob.h"
 
+/* The update-side hooks (attached only while a knob needs them). */
+extern struct mcs_hook_table mcs_update_hooks;
 extern const struct mcs_knob mcs_flush_knobs[];
 extern const unsigned int mcs_flush_nr_knobs;
 

@@ -69,63 +69,25 @@ static void mcs61_flush_stats(void)
 }
 
 static struct mcs_hook mcs61_rows[] = {
-	{
-		.name = "flush",
-		.target = "__mem_cgroup_flush_stats",
-		.mech = MCS_MECH_REDIRECT,
-		.group = MCS_GRP_FLUSH,
-		.redirect_to = mcs61_flush_stats,
-	},
-	{
-		.name = "update.memcg_state",
-		.target = "__mod_memcg_state",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_int_handler,
-	},
-	{
-		.name = "update.lruvec_state",
-		.target = "__mod_memcg_lruvec_state",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_int_handler,
-	},
-	{
-		.name = "update.events",
-		.target = "__count_memcg_events",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_count_handler,
-	},
+	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
+			 mcs61_flush_stats, MCS_GRP_FLUSH),
 };
 
-struct mcs_hook_table mcs_flush_hooks = {
+struct mcs_hook_table mcs_backend_hooks = {
 	.hooks = mcs61_rows,
 	.n = ARRAY_SIZE(mcs61_rows),
 };
-
-static int mcs61_resolve(const char *name, void *out)
-{
-	unsigned long addr = mcs_ksym(name);
-
-	if (!addr) {
-		pr_err("flush control: %s not in this kernel\n", name);
-		return -ENOENT;
-	}
-	*(unsigned long *)out = addr;
-	return 0;
-}
 
 int mcs_backend_init(void)
 {
 	unsigned long flush;
 
-	return mcs61_resolve("stats_flush_lock", &k61.lock) ?:
-	       mcs61_resolve("flush_next_time", &k61.next_time) ?:
-	       mcs61_resolve("stats_flush_threshold", &k61.threshold) ?:
-	       mcs61_resolve("stats_flush_dwork", &k61.dwork) ?:
-	       mcs61_resolve("root_mem_cgroup", &k61.root) ?:
-	       mcs61_resolve("cgroup_rstat_flush_irqsafe", &flush) ?:
+	return mcs_backend_need("stats_flush_lock", &k61.lock) ?:
+	       mcs_backend_need("flush_next_time", &k61.next_time) ?:
+	       mcs_backend_need("stats_flush_threshold", &k61.threshold) ?:
+	       mcs_backend_need("stats_flush_dwork", &k61.dwork) ?:
+	       mcs_backend_need("root_mem_cgroup", &k61.root) ?:
+	       mcs_backend_need("cgroup_rstat_flush_irqsafe", &flush) ?:
 	       mcs_ksym_range("flush_memcg_stats_dwork", &k61.dwork_fn_start,
 			      &k61.dwork_fn_end) ?:
 	       mcs_kcall_attach(&mcs61_kc_rstat_flush, flush);

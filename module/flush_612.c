@@ -85,65 +85,30 @@ static void mcs612_flush_dwork(struct work_struct *w)
 	mcs_flush_leave();
 }
 
-#define MCS612_REDIRECT(_name, _target, _to)	\
-	{					\
-		.name = _name,			\
-		.target = _target,		\
-		.mech = MCS_MECH_REDIRECT,	\
-		.group = MCS_GRP_FLUSH,		\
-		.redirect_to = _to,		\
-	}
-
-#define MCS612_UPDATE(_name, _target, _handler)	\
-	{					\
-		.name = _name,			\
-		.target = _target,		\
-		.mech = MCS_MECH_FTRACE,	\
-		.group = MCS_GRP_UPDATE,	\
-		.handler = _handler,		\
-	}
-
 static struct mcs_hook mcs612_rows[] = {
-	MCS612_REDIRECT("flush", "mem_cgroup_flush_stats", mcs612_flush_stats),
-	MCS612_REDIRECT("flush.ratelimited",
-			"mem_cgroup_flush_stats_ratelimited",
-			mcs612_flush_stats_ratelimited),
-	MCS612_REDIRECT("flush.dwork", "flush_memcg_stats_dwork",
-			mcs612_flush_dwork),
-	MCS612_UPDATE("update.memcg_state", "__mod_memcg_state",
-		      mcs_update_int_handler),
-	MCS612_UPDATE("update.lruvec_state", "__mod_memcg_lruvec_state",
-		      mcs_update_int_handler),
-	MCS612_UPDATE("update.events", "__count_memcg_events",
-		      mcs_update_count_handler),
+	MCS_REDIRECT_ROW("flush", "mem_cgroup_flush_stats",
+			 mcs612_flush_stats, MCS_GRP_FLUSH),
+	MCS_REDIRECT_ROW("flush.ratelimited",
+			 "mem_cgroup_flush_stats_ratelimited",
+			 mcs612_flush_stats_ratelimited, MCS_GRP_FLUSH),
+	MCS_REDIRECT_ROW("flush.dwork", "flush_memcg_stats_dwork",
+			 mcs612_flush_dwork, MCS_GRP_FLUSH),
 };
 
-struct mcs_hook_table mcs_flush_hooks = {
+struct mcs_hook_table mcs_backend_hooks = {
 	.hooks = mcs612_rows,
 	.n = ARRAY_SIZE(mcs612_rows),
 };
-
-static int mcs612_resolve(const char *name, void *out)
-{
-	unsigned long addr = mcs_ksym(name);
-
-	if (!addr) {
-		pr_err("flush control: %s not in this kernel\n", name);
-		return -ENOENT;
-	}
-	*(unsigned long *)out = addr;
-	return 0;
-}
 
 int mcs_backend_init(void)
 {
 	unsigned long flush;
 	int ret;
 
-	ret = mcs612_resolve("flush_last_time", &k612.last_time) ?:
-	      mcs612_resolve("stats_flush_dwork", &k612.dwork) ?:
-	      mcs612_resolve("root_mem_cgroup", &k612.root) ?:
-	      mcs612_resolve("cgroup_rstat_flush", &flush);
+	ret = mcs_backend_need("flush_last_time", &k612.last_time) ?:
+	      mcs_backend_need("stats_flush_dwork", &k612.dwork) ?:
+	      mcs_backend_need("root_mem_cgroup", &k612.root) ?:
+	      mcs_backend_need("cgroup_rstat_flush", &flush);
 	if (ret)
 		return ret;
 	k612.updates_off = mcs_btf_member_offset("memcg_vmstats",

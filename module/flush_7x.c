@@ -88,69 +88,27 @@ static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
 }
 
 static struct mcs_hook mcs7x_rows[] = {
-	{
-		.name = "flush",
-		.target = "__mem_cgroup_flush_stats",
-		.mech = MCS_MECH_REDIRECT,
-		.group = MCS_GRP_FLUSH,
-		.redirect_to = mcs7x_flush_stats,
-	},
-	{
-		.name = "flush.ratelimited",
-		.target = "mem_cgroup_flush_stats_ratelimited",
-		.mech = MCS_MECH_REDIRECT,
-		.group = MCS_GRP_FLUSH,
-		.redirect_to = mcs7x_flush_stats_ratelimited,
-	},
-	{
-		.name = "update.memcg_state",
-		.target = "mod_memcg_state",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_int_handler,
-	},
-	{
-		.name = "update.lruvec_state",
-		.target = "__mod_memcg_lruvec_state",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_long_handler,
-	},
-	{
-		.name = "update.events",
-		.target = "count_memcg_events",
-		.mech = MCS_MECH_FTRACE,
-		.group = MCS_GRP_UPDATE,
-		.handler = mcs_update_count_handler,
-	},
+	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
+			 mcs7x_flush_stats, MCS_GRP_FLUSH),
+	MCS_REDIRECT_ROW("flush.ratelimited",
+			 "mem_cgroup_flush_stats_ratelimited",
+			 mcs7x_flush_stats_ratelimited, MCS_GRP_FLUSH),
 };
 
-struct mcs_hook_table mcs_flush_hooks = {
+struct mcs_hook_table mcs_backend_hooks = {
 	.hooks = mcs7x_rows,
 	.n = ARRAY_SIZE(mcs7x_rows),
 };
-
-static int mcs7x_resolve(const char *name, void *out)
-{
-	unsigned long addr = mcs_ksym(name);
-
-	if (!addr) {
-		pr_err("flush control: %s not in this kernel\n", name);
-		return -ENOENT;
-	}
-	*(unsigned long *)out = addr;
-	return 0;
-}
 
 int mcs_backend_init(void)
 {
 	unsigned long flush;
 	int ret;
 
-	ret = mcs7x_resolve("flush_last_time", &k7x.last_time) ?:
-	      mcs7x_resolve("stats_flush_dwork", &k7x.dwork) ?:
-	      mcs7x_resolve("root_mem_cgroup", &k7x.root) ?:
-	      mcs7x_resolve("css_rstat_flush", &flush) ?:
+	ret = mcs_backend_need("flush_last_time", &k7x.last_time) ?:
+	      mcs_backend_need("stats_flush_dwork", &k7x.dwork) ?:
+	      mcs_backend_need("root_mem_cgroup", &k7x.root) ?:
+	      mcs_backend_need("css_rstat_flush", &flush) ?:
 	      mcs_ksym_range("flush_memcg_stats_dwork", &k7x.dwork_fn_start,
 			     &k7x.dwork_fn_end);
 	if (ret)

@@ -5,6 +5,7 @@
 #include <linux/types.h>
 
 #include "hook.h"
+#include "ksym.h"
 
 /*
  * What the flush policy (flush.c) needs from one kernel generation
@@ -19,8 +20,12 @@ enum mcs_flush_origin {
 	MCS_ORIGIN_FORCED,		/* the kernel insists (7.x offlining) */
 };
 
-/* The per-generation hook table: the flush redirect and the update side. */
-extern struct mcs_hook_table mcs_flush_hooks;
+/* The per-generation hook table: the redirects of the flush choke points. */
+extern struct mcs_hook_table mcs_backend_hooks;
+
+/* Resolve a kernel object the backend needs (ksym.h). */
+#define mcs_backend_need(name, addr) \
+	mcs_ksym_need("flush control", name, addr)
 
 /* Resolve the kernel objects; -ENOENT when this kernel lacks one. */
 int mcs_backend_init(void);
@@ -51,17 +56,5 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target);
 bool mcs_flush_kernel_mode(void);
 void mcs_flush_enter(void);
 void mcs_flush_leave(void);
-/*
- * Update-side handlers for the backend's tables: a stat update of |int|
- * (arg 2 of __mod_memcg_state and __mod_memcg_lruvec_state on 6.1/6.12)
- * or of an unsigned long count (arg 2 of __count_memcg_events).
- */
-void mcs_update_int_handler(struct mcs_hook *h, unsigned long parent_ip,
-			    struct ftrace_regs *fregs);
-void mcs_update_count_handler(struct mcs_hook *h, unsigned long parent_ip,
-			      struct ftrace_regs *fregs);
-/* 7.x: a long val (arg 2 of __mod_memcg_lruvec_state) */
-void mcs_update_long_handler(struct mcs_hook *h, unsigned long parent_ip,
-			     struct ftrace_regs *fregs);
 
 #endif /* MCS_FLUSH_BACKEND_H */

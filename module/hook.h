@@ -62,6 +62,27 @@ struct mcs_hook {
 	struct ftrace_ops ops;
 };
 
+/* A redirect of @target to the module function @to. */
+#define MCS_REDIRECT_ROW(_name, _target, _to, _group)	\
+	{						\
+		.name = _name,				\
+		.target = _target,			\
+		.mech = MCS_MECH_REDIRECT,		\
+		.group = _group,			\
+		.redirect_to = _to,			\
+	}
+
+/* An ftrace hook of @target, on the generations @gens, that runs @fn. */
+#define MCS_HANDLER_ROW(_gens, _name, _target, _fn, _group)	\
+	{							\
+		.name = _name,					\
+		.target = _target,				\
+		.mech = MCS_MECH_FTRACE,			\
+		.group = _group,				\
+		.gens = _gens,					\
+		.handler = _fn,					\
+	}
+
 struct mcs_hook_table {
 	struct mcs_hook *hooks;
 	unsigned int n;

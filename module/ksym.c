@@ -81,6 +81,18 @@ unsigned long mcs_ksym(const char *name)
 	return mcs_call_lookup_name(name);
 }
 
+int mcs_ksym_need(const char *what, const char *name, void *addr)
+{
+	unsigned long a = mcs_call_lookup_name(name);
+
+	if (!a) {
+		pr_err("%s: %s not in this kernel\n", what, name);
+		return -ENOENT;
+	}
+	*(unsigned long *)addr = a;
+	return 0;
+}
+
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end)
 {
 	unsigned long addr = mcs_call_lookup_name(name);
