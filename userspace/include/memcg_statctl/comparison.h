@@ -1,0 +1,24 @@
+// Builds the compare-kernels style report of a sweep from the per-run results: summary
+// statistics per knob value, %change and Welch's test against the first (baseline) value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memcg_statctl/counters.h"
+#include "memcg_statctl/reports.h"
+
+namespace memcg_statctl {
+
+struct ValueRuns {
+    std::string value;
+    std::vector<double> ops_per_sec;      // one per run
+    std::vector<Counters> counter_deltas; // one per run; empty without the module
+    std::vector<double> seconds;          // run lengths, for rates
+};
+
+ComparisonReport compare(const std::string& knob, const std::string& workload,
+                         const std::vector<ValueRuns>& values);
+
+} // namespace memcg_statctl

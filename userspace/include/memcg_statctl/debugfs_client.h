@@ -1,0 +1,51 @@
+// Access to the module's debugfs directory (module/ABI.md). The root is injectable so the
+// tests and `--debugfs DIR` can point it at an ordinary directory holding fake files.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memcg_statctl/abi_parsers.h"
+#include "memcg_statctl/counters.h"
+#include "memcg_statctl/module_availability.h"
+
+namespace memcg_statctl {
+
+// Writes `data` to `path`; returns 0 or the errno of the failed open/write. Injectable
+// because only the kernel can reject a write with EINVAL: tests substitute a fake kernel.
+using FileWriter = std::function<int(const std::filesystem::path&, std::string_view)>;
+int write_whole_file(const std::filesystem::path& path, std::string_view data);
+
+class DebugfsClient {
+public:
+    explicit DebugfsClient(std::filesystem::path root = default_debugfs_root,
+                           FileWriter writer = write_whole_file);
+
+    const std::filesystem::path& root() const { return root_; }
+    Availability availability() const { return probe_availability(root_); }
+    // Throws ToolError(exit 3) with instructions when the module cannot be reached.
+    void require_module() const { require_available(root_); }
+
+    VersionInfo version() const;
+    std::vector<HookEntry> hooks() const;
+    Counters stats() const;
+
+    // Knobs are discovered, never listed in this tool: every regular file of the
+    // directory that has a write permission bit, except `reset` (write-only action).
+    std::vector<std::string> knob_names() const;
+    bool is_knob(std::string_view name) const;
+    std::string read_knob(std::string_view name) const; // value without trailing newline
+    // Throws ToolError naming knob and value if the kernel rejects the write.
+    void write_knob(std::string_view name, std::string_view value) const;
+    void reset_counters() const;
+
+private:
+    std::string read(std::string_view file) const;
+    std::filesystem::path root_;
+    FileWriter writer_;
+};
+
+} // namespace memcg_statctl

@@ -1,0 +1,31 @@
+// Decides why the module's debugfs directory cannot be used, so the user gets a message
+// saying what to do (exit code 3) instead of a bare "No such file or directory".
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace memcg_statctl {
+
+inline const std::filesystem::path default_debugfs_mount = "/sys/kernel/debug";
+inline const std::filesystem::path default_debugfs_root = "/sys/kernel/debug/memcg_statctl";
+
+enum class Availability {
+    available,
+    not_root,
+    debugfs_not_mounted,
+    module_not_loaded,
+};
+
+// Looks at `root` (the module's directory). The debugfs-mount check applies to the parent
+// of `root` when that parent is the standard mount point, so a fake tree in a temporary
+// directory (tests, --debugfs) is judged only on whether the module's files are there.
+Availability probe_availability(const std::filesystem::path& root);
+
+// The message for a non-available state, including the command that fixes it.
+std::string availability_message(Availability a, const std::filesystem::path& root);
+
+// Throws ToolError(ExitCode::unavailable) unless the module's files are there.
+void require_available(const std::filesystem::path& root);
+
+} // namespace memcg_statctl

@@ -1,0 +1,34 @@
+// Descriptive statistics and Welch's t-test for comparing runs of a sweep.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace memcg_statctl {
+
+struct Summary {
+    std::size_t n = 0;
+    double mean = 0;
+    double median = 0;
+    double stddev = 0; // sample standard deviation (n - 1); 0 when n < 2
+};
+
+Summary summarize(std::span<const double> samples);
+
+struct WelchResult {
+    double t = 0;             // (mean_b - mean_a) / standard error
+    double df = 0;            // Welch-Satterthwaite degrees of freedom
+    double p_value = 1;       // two-sided
+    double t_critical = 0;    // two-sided 95% critical value for df
+    bool significant = false; // |t| > t_critical, i.e. p < 0.05
+};
+
+// nullopt when a side has fewer than 2 samples or both variances are 0 (no test is
+// possible; equal constant samples are reported as not significant by the caller).
+std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<const double> b);
+
+// 100 * (value - baseline) / baseline; nullopt when baseline is 0.
+std::optional<double> percent_change(double baseline, double value);
+
+} // namespace memcg_statctl

@@ -1,0 +1,78 @@
+#include "memcg_statctl/cli.h"
+
+#include <chrono>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/ostream.h>
+
+#include "command.h"
+
+namespace memcg_statctl {
+
+CliEnv default_cli_env() {
+    CliEnv env;
+    env.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+    env.now = [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
+    env.progress_to_terminal = ::isatty(STDERR_FILENO) == 1;
+    return env;
+}
+
+int run_cli(const std::vector<std::string>& args, CliEnv& env) {
+    Context ctx{env};
+    CLI::App app{"memcg-statctl: control and measure memcg stat flushing and stock caching "
+                 "through the memcg_statctl module"};
+    app.name(args.empty() ? "memcg-statctl"
+                          : std::filesystem::path(args.front()).filename().string());
+    app.add_option("--debugfs", ctx.debugfs_root, "the module's debugfs directory")
+        ->type_name("DIR")
+        ->default_str(default_debugfs_root.string());
+    app.require_subcommand(1);
+
+    const std::vector<Command> commands = {
+        add_status_command(app, ctx), add_stats_command(app, ctx), add_get_command(app, ctx),
+        add_set_command(app, ctx),    add_reset_command(app, ctx), add_run_command(app, ctx),
+        add_sweep_command(app, ctx),
+    };
+
+    // CLI11 wants argv; keep the strings alive in `args` and point into them.
+    std::vector<const char*> argv;
+    argv.reserve(args.size());
+    for (const auto& a : args) {
+        argv.push_back(a.c_str());
+    }
+    try {
+        app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::ParseError& e) {
+        // --help (of the program or of a subcommand) is a "parse error" with exit code 0;
+        // CLI11 prints the right help text. Every other parse error is a usage error.
+        if (e.get_exit_code() == 0) {
+            return app.exit(e, env.out, env.err);
+        }
+        fmt::print(env.err, "{}: {}\nRun with --help for more information.\n", app.get_name(),
+                   e.what());
+        return static_cast<int>(ExitCode::usage);
+    }
+
+    try {
+        for (const auto& c : commands) {
+            if (c.app->parsed()) {
+                c.run();
+            }
+        }
+    } catch (const ToolError& e) {
+        env.out.flush();
+        fmt::print(env.err, "{}: {}\n", app.get_name(), e.what());
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        env.out.flush();
+        fmt::print(env.err, "{}: {}\n", app.get_name(), e.what());
+        return static_cast<int>(ExitCode::failure);
+    }
+    return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,75 @@
+#include "memcg_statctl/comparison.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "memcg_statctl/derived.h"
+#include "memcg_statctl/statistics.h"
+
+namespace memcg_statctl {
+namespace {
+
+// Sum of the runs' deltas for counters present in every run (a counter missing in one run
+// cannot be averaged honestly).
+Counters sum_counters(const std::vector<Counters>& runs) {
+    Counters total;
+    if (runs.empty()) {
+        return total;
+    }
+    for (const auto& [name, value] : runs.front().entries()) {
+        std::uint64_t sum = 0;
+        bool everywhere = true;
+        for (const auto& run : runs) {
+            const auto v = run.get(name);
+            everywhere = everywhere && v.has_value();
+            sum += v.value_or(0);
+        }
+        if (everywhere) {
+            total.add(name, sum);
+        }
+    }
+    return total;
+}
+
+Counters divide_rounded(const Counters& c, std::size_t n) {
+    Counters out;
+    for (const auto& [name, value] : c.entries()) {
+        out.add(name, static_cast<std::uint64_t>(
+                          std::llround(static_cast<double>(value) / static_cast<double>(n))));
+    }
+    return out;
+}
+
+} // namespace
+
+ComparisonReport compare(const std::string& knob, const std::string& workload,
+                         const std::vector<ValueRuns>& values) {
+    ComparisonReport report{knob, workload, "ops/s", {}};
+    for (const auto& v : values) {
+        ComparisonRow row;
+        row.value = v.value;
+        row.samples = v.ops_per_sec;
+        row.summary = summarize(v.ops_per_sec);
+        if (!report.rows.empty()) {
+            const auto& base = report.rows.front();
+            row.percent_change = percent_change(base.summary.mean, row.summary.mean);
+            if (const auto w = welch_t_test(base.samples, row.samples)) {
+                row.p_value = w->p_value;
+                row.significant = w->significant;
+            }
+        }
+        if (!v.counter_deltas.empty()) {
+            const auto total = sum_counters(v.counter_deltas);
+            row.mean_counter_deltas = divide_rounded(total, v.counter_deltas.size());
+            // Ratios from the summed deltas (not a mean of per-run ratios), rates over
+            // the summed run time: every derived value still comes from derive().
+            const double seconds = std::accumulate(v.seconds.begin(), v.seconds.end(), 0.0);
+            row.derived =
+                derive(total, seconds > 0 ? std::optional<double>(seconds) : std::nullopt);
+        }
+        report.rows.push_back(std::move(row));
+    }
+    return report;
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,162 @@
+// The CLI end to end against a fake debugfs tree: parsing, output and exit codes.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+using testing::CliRunner;
+using testing::FakeDebugfs;
+
+TEST(Cli, UsageErrorsExit2) {
+    CliRunner cli;
+    EXPECT_EQ(cli.run({}).code, 2);                         // no subcommand
+    EXPECT_EQ(cli.run({"frobnicate"}).code, 2);             // unknown subcommand
+    EXPECT_EQ(cli.run({"stats", "--bogus"}).code, 2);       // unknown option
+    EXPECT_EQ(cli.run({"stats", "--watch", "-1"}).code, 2); // not positive
+    EXPECT_EQ(cli.run({"stats", "--count", "3"}).code, 2);  // --count needs --watch
+    EXPECT_EQ(cli.run({"set", "flush_mode"}).code, 2);      // missing VALUE
+    const auto r = cli.run({"stats", "--watch", "abc"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--help"), std::string::npos);
+}
+
+TEST(Cli, HelpExits0) {
+    CliRunner cli;
+    const auto r = cli.run({"--help"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("sweep"), std::string::npos);
+    const auto s = cli.run({"stats", "--help"});
+    EXPECT_EQ(s.code, 0);
+    EXPECT_NE(s.out.find("--watch"), std::string::npos);
+}
+
+TEST(Cli, ModuleNotLoadedExits3WithInstructions) {
+    const testing::TempDir dir;
+    CliRunner cli;
+    for (const auto* cmd : {"status", "stats", "get", "reset"}) {
+        const auto r = cli.run({"--debugfs", (dir.path() / "memcg_statctl").string(), cmd});
+        EXPECT_EQ(r.code, 3) << cmd;
+        EXPECT_NE(r.err.find("memcg_statctl module not loaded"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("insmod memcg_statctl.ko"), std::string::npos);
+    }
+    const auto r =
+        cli.run({"--debugfs", (dir.path() / "absent" / "memcg_statctl").string(), "status"});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("debugfs not mounted"), std::string::npos) << r.err;
+}
+
+TEST(Cli, StatusShowsVersionHooksAndKnobs) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "status"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("memcg_statctl: loaded"), std::string::npos);
+    EXPECT_NE(r.out.find("kernel       6.1.0-57-amd64"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("flush_memcg_stats_dwork"), std::string::npos);
+    EXPECT_NE(r.out.find("missing"), std::string::npos);
+    EXPECT_NE(r.out.find("flush_period_ms  2000"), std::string::npos) << r.out;
+}
+
+TEST(Cli, StatusJson) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "status", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["version"]["flush_model"], "global");
+    EXPECT_EQ(j["hooks"][0]["hits"], 1234);
+    EXPECT_EQ(j["knobs"]["flush_mode"], "kernel");
+}
+
+TEST(Cli, MalformedStatsFileExits1) {
+    const FakeDebugfs fake;
+    fake.write("stats", "flush.requests lots\n");
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "stats"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("malformed stats line 1"), std::string::npos) << r.err;
+}
+
+TEST(Cli, StatsPrintsCountersAndDerived) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "stats"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "COUNTER                  VALUE\n"
+                     "flush.requests            1234\n"
+                     "flush.performed           1200\n"
+                     "flush.ns_total         2400000\n"
+                     "charge_stock.attempts     1000\n"
+                     "charge_stock.misses         50\n"
+                     "DERIVED                    VALUE\n"
+                     "ns_per_flush          2000.00 ns\n"
+                     "charge_stock.hit_pct     95.00 %\n");
+}
+
+TEST(Cli, StatsJsonIsAnObject) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["counters"]["flush.performed"], 1200);
+    EXPECT_DOUBLE_EQ(j["derived"]["charge_stock.hit_pct"].get<double>(), 95.0);
+    EXPECT_FALSE(j["derived"].contains("flushes_per_sec"));
+}
+
+TEST(Cli, WatchPrintsPerIntervalRates) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    int step = 0;
+    // Each fake second: +10 flushes costing 1000 ns each, 100 charges with 20 misses.
+    cli.on_sleep = [&] {
+        ++step;
+        fake.write("stats", fmt::format("flush.performed {}\nflush.ns_total {}\n"
+                                        "charge_stock.attempts {}\ncharge_stock.misses {}\n",
+                                        10 * step, 10000 * step, 100 * step, 20 * step));
+    };
+    fake.write("stats", "flush.performed 0\nflush.ns_total 0\n"
+                        "charge_stock.attempts 0\ncharge_stock.misses 0\n");
+    const auto r = cli.run(
+        {"--debugfs", fake.root_string(), "stats", "--watch", "1", "--count", "2", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) {
+        const auto j = nlohmann::json::parse(line);
+        ++n;
+        EXPECT_EQ(j["interval"], n);
+        EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 1.0);
+        EXPECT_EQ(j["deltas"]["flush.performed"], 10);
+        EXPECT_DOUBLE_EQ(j["per_second"]["charge_stock.attempts"].get<double>(), 100.0);
+        EXPECT_DOUBLE_EQ(j["derived"]["flushes_per_sec"].get<double>(), 10.0);
+        EXPECT_DOUBLE_EQ(j["derived"]["ns_per_flush"].get<double>(), 1000.0);
+        EXPECT_DOUBLE_EQ(j["derived"]["charge_stock.hit_pct"].get<double>(), 80.0);
+    }
+    EXPECT_EQ(n, 2);
+}
+
+TEST(Cli, WatchTextHasFunccountShape) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    fake.write("stats", "flush.performed 0\n");
+    cli.on_sleep = [&] { fake.write("stats", "flush.performed 20\n"); };
+    const auto r =
+        cli.run({"--debugfs", fake.root_string(), "stats", "--watch", "2", "--count", "1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "[interval 1: 2.00 s]\n"
+                     "COUNTER          DELTA  PER-SEC\n"
+                     "flush.performed     20    10.00\n"
+                     "DERIVED             VALUE\n"
+                     "flushes_per_sec  10.00 /s\n"
+                     "\n");
+}
+
+} // namespace
+} // namespace memcg_statctl

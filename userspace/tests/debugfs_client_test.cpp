@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include "memcg_statctl/debugfs_client.h"
+#include "memcg_statctl/exit_code.h"
+
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+using testing::FakeDebugfs;
+
+TEST(DebugfsClient, ReadsTheThreeFiles) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    EXPECT_EQ(client.availability(), Availability::available);
+    EXPECT_EQ(client.version().get("kernel"), "6.1.0-57-amd64");
+    EXPECT_EQ(client.hooks().size(), 3U);
+    EXPECT_EQ(client.stats().get("flush.requests"), 1234U);
+}
+
+TEST(DebugfsClient, DiscoversKnobsFromWritableFiles) {
+    const FakeDebugfs fake;
+    using std::filesystem::perms;
+    // A knob added by a newer module shows up without a tool change.
+    fake.write("brand_new_knob", "7\n", perms::owner_read | perms::owner_write);
+    const DebugfsClient client(fake.root());
+    EXPECT_EQ(client.knob_names(),
+              (std::vector<std::string>{"brand_new_knob", "flush_mode", "flush_period_ms"}));
+    EXPECT_TRUE(client.is_knob("flush_mode"));
+    EXPECT_FALSE(client.is_knob("reset"));
+    EXPECT_FALSE(client.is_knob("stats"));
+    EXPECT_EQ(client.read_knob("flush_period_ms"), "2000");
+}
+
+TEST(DebugfsClient, WritesKnobsAndReset) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    client.write_knob("flush_period_ms", "500");
+    EXPECT_EQ(fake.read("flush_period_ms"), "500\n");
+    client.reset_counters();
+    EXPECT_EQ(fake.read("reset"), "1\n");
+}
+
+TEST(DebugfsClient, RejectedWriteNamesKnobAndValue) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root(), [](const auto&, std::string_view) { return EINVAL; });
+    try {
+        client.write_knob("flush_mode", "sometimes");
+        FAIL() << "expected ToolError";
+    } catch (const ToolError& e) {
+        EXPECT_EQ(e.code(), ExitCode::failure);
+        EXPECT_NE(std::string(e.what()).find("flush_mode = \"sometimes\""), std::string::npos);
+    }
+    EXPECT_EQ(fake.read("flush_mode"), "kernel\n");
+}
+
+TEST(DebugfsClient, UnknownKnobIsAnError) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    EXPECT_THROW(client.write_knob("stats", "1"), ToolError);
+    EXPECT_THROW(client.write_knob("nope", "1"), ToolError);
+}
+
+TEST(Availability, MissingModuleDirectory) {
+    const testing::TempDir dir;
+    EXPECT_EQ(probe_availability(dir.path() / "memcg_statctl"), Availability::module_not_loaded);
+    EXPECT_EQ(probe_availability(dir.path() / "nodebugfs" / "memcg_statctl"),
+              Availability::debugfs_not_mounted);
+    try {
+        require_available(dir.path() / "memcg_statctl");
+        FAIL() << "expected ToolError";
+    } catch (const ToolError& e) {
+        EXPECT_EQ(e.code(), ExitCode::unavailable);
+        EXPECT_NE(std::string(e.what()).find("insmod memcg_statctl.ko"), std::string::npos);
+    }
+}
+
+TEST(Availability, MessagesSayWhatToDo) {
+    EXPECT_NE(availability_message(Availability::debugfs_not_mounted, default_debugfs_root)
+                  .find("mount -t debugfs none /sys/kernel/debug"),
+              std::string::npos);
+    EXPECT_NE(availability_message(Availability::module_not_loaded, default_debugfs_root)
+                  .find("modprobe memcg_statctl"),
+              std::string::npos);
+    EXPECT_NE(availability_message(Availability::not_root, default_debugfs_root).find("root"),
+              std::string::npos);
+}
+
+} // namespace
+} // namespace memcg_statctl

@@ -1,0 +1,58 @@
+// A fake /sys/kernel/debug/memcg_statctl in a temporary directory, filled with the
+// files of module/ABI.md, so the client and the CLI can be tested without the module.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace memcg_statctl::testing {
+
+// A unique temporary directory removed (recursively) on destruction.
+class TempDir {
+public:
+    TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    TempDir(TempDir&&) = delete;
+    TempDir& operator=(TempDir&&) = delete;
+    ~TempDir();
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline constexpr std::string_view sample_version = "module 0.1.0\n"
+                                                   "abi 1\n"
+                                                   "kernel 6.1.0-57-amd64\n"
+                                                   "flush_model global\n"
+                                                   "stock_model single\n";
+
+inline constexpr std::string_view sample_hooks =
+    "flush.requests __mem_cgroup_flush_stats - ftrace attached 1234\n"
+    "flush.periodic __mem_cgroup_flush_stats flush_memcg_stats_dwork ftrace attached 12\n"
+    "objcg_vmstat.updates mod_objcg_state - ftrace missing 0\n";
+
+inline constexpr std::string_view sample_stats = "flush.requests 1234\n"
+                                                 "flush.performed 1200\n"
+                                                 "flush.ns_total 2400000\n"
+                                                 "charge_stock.attempts 1000\n"
+                                                 "charge_stock.misses 50\n";
+
+class FakeDebugfs {
+public:
+    // Creates <tmp>/memcg_statctl with version, hooks, stats, reset and the knobs
+    // flush_mode=kernel and flush_period_ms=2000.
+    FakeDebugfs();
+    std::filesystem::path root() const { return dir_.path() / "memcg_statctl"; }
+    std::string root_string() const { return root().string(); }
+    void write(const std::string& name, std::string_view content,
+               std::filesystem::perms perms = std::filesystem::perms::owner_read) const;
+    std::string read(const std::string& name) const;
+
+private:
+    TempDir dir_;
+};
+
+} // namespace memcg_statctl::testing

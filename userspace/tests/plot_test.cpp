@@ -1,0 +1,59 @@
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "memcg_statctl/comparison.h"
+#include "memcg_statctl/exit_code.h"
+#include "memcg_statctl/plot.h"
+
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+ComparisonReport report() {
+    return compare("flush_mode", "slab",
+                   {{"kernel", {100, 110}, {}, {}}, {"never", {120, 130}, {}, {}}});
+}
+
+TEST(Plot, FormatFromExtension) {
+    EXPECT_EQ(plot_format_for("a/b.svg"), PlotFormat::svg);
+    EXPECT_EQ(plot_format_for("b.png"), PlotFormat::png);
+    EXPECT_THROW(plot_format_for("b.pdf"), ToolError);
+    EXPECT_THROW(plot_format_for("svg"), ToolError);
+}
+
+TEST(Plot, ScriptGolden) {
+    EXPECT_EQ(gnuplot_script(report(), "/tmp/o'ut.svg"),
+              "set terminal svg size 800,500 dynamic\n"
+              "set output '/tmp/o''ut.svg'\n"
+              "set title 'slab ops/s by flush_mode'\n"
+              "set xlabel 'flush_mode'\n"
+              "set ylabel 'ops/s'\n"
+              "set yrange [0:*]\nset grid ytics\nset key off\n"
+              "set style fill solid 0.5 border -1\nset boxwidth 0.6\n"
+              "$data << EOD\n"
+              "0 \"kernel\" 105 7.07107\n"
+              "1 \"never\" 125 7.07107\n"
+              "EOD\n"
+              "plot $data using 1:3:xtic(2) with boxes, '' using 1:3:4 with yerrorbars lc rgb "
+              "'black' pt -1\n");
+}
+
+TEST(Plot, GnuplotWritesSvgAndPng) {
+    const testing::TempDir dir;
+    write_plot(report(), dir.path() / "p.svg");
+    std::ifstream svg(dir.path() / "p.svg");
+    std::stringstream s;
+    s << svg.rdbuf();
+    EXPECT_NE(s.str().find("<svg"), std::string::npos);
+    write_plot(report(), dir.path() / "p.png");
+    std::ifstream png(dir.path() / "p.png", std::ios::binary);
+    std::string magic(4, '\0');
+    png.read(magic.data(), 4);
+    EXPECT_EQ(magic, "\x89PNG");
+}
+
+} // namespace
+} // namespace memcg_statctl

@@ -1,0 +1,102 @@
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "memcg_statctl/statistics.h"
+#include "memcg_statctl/student_t.h"
+
+namespace memcg_statctl {
+namespace {
+
+TEST(Summary, MeanMedianSampleStddev) {
+    const std::vector<double> xs{2, 4, 4, 4, 5, 5, 7, 9};
+    const auto s = summarize(xs);
+    EXPECT_EQ(s.n, 8U);
+    EXPECT_DOUBLE_EQ(s.mean, 5.0);
+    EXPECT_DOUBLE_EQ(s.median, 4.5);
+    // Sum of squares 32, n - 1 = 7.
+    EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(32.0 / 7.0));
+    const std::vector<double> odd{3, 1, 2};
+    EXPECT_DOUBLE_EQ(summarize(odd).median, 2.0);
+    const std::vector<double> one{42};
+    EXPECT_DOUBLE_EQ(summarize(one).stddev, 0.0);
+    EXPECT_EQ(summarize({}).n, 0U);
+}
+
+TEST(StudentT, CdfMatchesClosedFormsForOneAndTwoDf) {
+    // df = 1 is the Cauchy distribution; df = 2 has F(t) = 1/2 + t / (2 sqrt(2 + t^2)).
+    for (const double t : {-7.0, -1.5, -0.3, 0.0, 0.4, 1.0, 2.5, 30.0}) {
+        EXPECT_NEAR(student_t_cdf(t, 1), 0.5 + (std::atan(t) / std::numbers::pi), 1e-12) << t;
+        EXPECT_NEAR(student_t_cdf(t, 2), 0.5 + (t / (2 * std::sqrt(2 + (t * t)))), 1e-12) << t;
+    }
+}
+
+TEST(StudentT, CriticalValuesMatchTables) {
+    EXPECT_NEAR(student_t_critical(1), 12.7062047, 1e-6);
+    EXPECT_NEAR(student_t_critical(2), 4.30265273, 1e-7);
+    EXPECT_NEAR(student_t_critical(10), 2.22813885, 1e-7);
+    EXPECT_NEAR(student_t_critical(30), 2.04227246, 1e-7);
+    EXPECT_NEAR(student_t_critical(1e6), 1.95996, 1e-4); // the normal limit
+    EXPECT_NEAR(student_t_critical(10, 0.99), 3.16927267, 1e-7);
+}
+
+TEST(StudentT, CriticalValueInvertsTheCdfForFractionalDf) {
+    for (const double df : {1.3, 5.882352941, 17.25}) {
+        EXPECT_NEAR(student_t_two_sided_p(student_t_critical(df), df), 0.05, 1e-10) << df;
+    }
+}
+
+TEST(IncompleteBeta, KnownValues) {
+    // I_x(1, 1) = x; I_x(a, 1) = x^a; I_x(1, b) = 1 - (1-x)^b.
+    EXPECT_NEAR(regularized_incomplete_beta(1, 1, 0.3), 0.3, 1e-14);
+    EXPECT_NEAR(regularized_incomplete_beta(3, 1, 0.5), 0.125, 1e-14);
+    EXPECT_NEAR(regularized_incomplete_beta(1, 4, 0.2), 1 - std::pow(0.8, 4), 1e-14);
+    EXPECT_DOUBLE_EQ(regularized_incomplete_beta(2, 3, 0), 0.0);
+    EXPECT_DOUBLE_EQ(regularized_incomplete_beta(2, 3, 1), 1.0);
+}
+
+TEST(Welch, HandComputedExample) {
+    // a: mean 3, var 2.5; b: mean 6, var 10 (n = 5 each).
+    // se^2 = 2.5/5 + 10/5 = 2.5, t = 3 / sqrt(2.5) = 1.8973666;
+    // df = 2.5^2 / (0.5^2/4 + 2^2/4) = 6.25 / 1.0625 = 5.8823529.
+    const std::vector<double> a{1, 2, 3, 4, 5};
+    const std::vector<double> b{2, 4, 6, 8, 10};
+    const auto r = welch_t_test(a, b);
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(r->t, 3 / std::sqrt(2.5), 1e-12);
+    EXPECT_NEAR(r->df, 6.25 / 1.0625, 1e-12);
+    // Between the 95% critical values of df 5 (2.5706) and df 6 (2.4469).
+    EXPECT_GT(r->t_critical, 2.4469);
+    EXPECT_LT(r->t_critical, 2.5706);
+    EXPECT_FALSE(r->significant);
+    EXPECT_GT(r->p_value, 0.05);
+    EXPECT_LT(r->p_value, 0.2);
+}
+
+TEST(Welch, ClearDifferenceIsSignificant) {
+    const std::vector<double> a{100, 101, 99, 100, 100};
+    const std::vector<double> b{110, 111, 109, 110, 110};
+    const auto r = welch_t_test(a, b);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->significant);
+    EXPECT_LT(r->p_value, 1e-6);
+}
+
+TEST(Welch, NoTestWithoutSpreadOrSamples) {
+    const std::vector<double> one{1};
+    const std::vector<double> two{1, 2};
+    const std::vector<double> flat{5, 5, 5};
+    EXPECT_FALSE(welch_t_test(one, two));
+    EXPECT_FALSE(welch_t_test(flat, flat));
+}
+
+TEST(PercentChange, AgainstBaseline) {
+    EXPECT_DOUBLE_EQ(*percent_change(200, 150), -25.0);
+    EXPECT_DOUBLE_EQ(*percent_change(200, 200), 0.0);
+    EXPECT_FALSE(percent_change(0, 5));
+}
+
+} // namespace
+} // namespace memcg_statctl

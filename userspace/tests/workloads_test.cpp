@@ -1,0 +1,158 @@
+// The workloads for real, without cgroups: tasks are forked into plain directories that
+// stand in for leaf cgroups (memory.stat and memory.reclaim are ordinary files there).
+#include <csignal>
+#include <fstream>
+#include <sys/wait.h>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "memcg_statctl/exit_code.h"
+#include "memcg_statctl/signal_guard.h"
+#include "memcg_statctl/workload.h"
+#include "memcg_statctl/workload_runner.h"
+
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+class DirectoryPlacement final : public TaskPlacement {
+public:
+    explicit DirectoryPlacement(std::size_t groups) {
+        for (std::size_t i = 0; i < groups; ++i) {
+            const auto d = dir_.path() / ("leaf" + std::to_string(i));
+            std::filesystem::create_directory(d);
+            std::ofstream(d / "memory.stat") << "anon 0\nfile 0\n";
+            std::ofstream(d / "memory.reclaim");
+        }
+    }
+    std::size_t groups() const override { return count_; }
+    std::filesystem::path group_dir(std::size_t g) const override {
+        return dir_.path() / ("leaf" + std::to_string(g));
+    }
+    void attach(std::size_t g, pid_t /*pid*/) override { attached.push_back(g); }
+    std::vector<std::size_t> attached;
+    std::size_t count_ = 0;
+
+private:
+    testing::TempDir dir_;
+};
+
+RunMeasurement run(const WorkloadOptions& o, std::size_t groups, int tasks, double seconds) {
+    DirectoryPlacement placement(groups);
+    placement.count_ = groups;
+    const auto w = make_workload(o);
+    return run_workload(*w, RunPlan{tasks, seconds}, placement);
+}
+
+void expect_progress(const RunMeasurement& m, std::size_t tasks) {
+    ASSERT_EQ(m.task_ops_per_sec.size(), tasks);
+    double sum = 0;
+    for (const auto v : m.task_ops_per_sec) {
+        EXPECT_GT(v, 0);
+        sum += v;
+    }
+    EXPECT_DOUBLE_EQ(m.total_ops_per_sec, sum);
+    EXPECT_GT(m.seconds, 0.19);
+    EXPECT_LT(m.seconds, 2.0);
+}
+
+TEST(Workloads, PageFaultAnon) {
+    expect_progress(run({"page-fault", "anon", {}, 0}, 2, 1, 0.3), 2);
+}
+
+TEST(Workloads, PageFaultFileModes) {
+    const testing::TempDir dir;
+    expect_progress(run({"page-fault", "file-private", dir.path(), 0}, 1, 1, 0.3), 1);
+    expect_progress(run({"page-fault", "file-shared", dir.path(), 0}, 1, 1, 0.3), 1);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())); // files were unlinked
+}
+
+TEST(Workloads, Slab) {
+    const testing::TempDir dir;
+    expect_progress(run({"slab", "anon", dir.path(), 0}, 1, 2, 0.3), 2);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(Workloads, StatReader) {
+    expect_progress(run({"stat-reader", "anon", {}, 0}, 2, 1, 0.3), 2);
+}
+
+TEST(Workloads, Refault) {
+    const testing::TempDir dir;
+    expect_progress(run({"refault", "anon", dir.path(), 4}, 1, 1, 0.3), 1);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(Workloads, ReadTwiceRunsTwoReadersPerCgroup) {
+    const testing::TempDir dir;
+    expect_progress(run({"readtwice", "anon", dir.path(), 4}, 2, 1, 0.3), 4);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())); // cleanup() removed the files
+}
+
+TEST(Workloads, TasksAreAttachedToTheirGroupsBeforeTheStart) {
+    DirectoryPlacement placement(3);
+    placement.count_ = 3;
+    const auto w = make_workload({"stat-reader", "anon", {}, 0});
+    run_workload(*w, RunPlan{2, 0.2}, placement);
+    EXPECT_EQ(placement.attached, (std::vector<std::size_t>{0, 0, 1, 1, 2, 2}));
+}
+
+TEST(Workloads, FailingTaskIsAnError) {
+    // stat-reader in a "cgroup" without memory.stat: every task fails at once.
+    const testing::TempDir dir;
+    class Empty final : public TaskPlacement {
+    public:
+        explicit Empty(std::filesystem::path p) : p_(std::move(p)) {}
+        std::size_t groups() const override { return 1; }
+        std::filesystem::path group_dir(std::size_t /*g*/) const override { return p_; }
+        void attach(std::size_t /*g*/, pid_t /*pid*/) override {}
+
+    private:
+        std::filesystem::path p_;
+    } placement(dir.path());
+    const auto w = make_workload({"stat-reader", "anon", {}, 0});
+    try {
+        run_workload(*w, RunPlan{1, 5}, placement);
+        FAIL() << "expected ToolError";
+    } catch (const ToolError& e) {
+        EXPECT_NE(std::string(e.what()).find("workload task 0 failed"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(Workloads, SigtermStopsTheRunAndReapsTasks) {
+    DirectoryPlacement placement(1);
+    placement.count_ = 1;
+    const auto w = make_workload({"stat-reader", "anon", {}, 0});
+    const SignalGuard guard;
+    clear_stop_signal();
+    std::thread killer([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        ::kill(::getpid(), SIGTERM);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        run_workload(*w, RunPlan{2, 30}, placement);
+        ADD_FAILURE() << "expected ToolError";
+    } catch (const ToolError& e) {
+        EXPECT_NE(std::string(e.what()).find("interrupted by TERM"), std::string::npos) << e.what();
+    }
+    killer.join();
+    clear_stop_signal();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    int status = 0;
+    EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1); // no child left behind
+    EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(Workloads, FactoryRejectsBadInput) {
+    EXPECT_THROW(make_workload({"nope", "anon", {}, 1}), ToolError);
+    EXPECT_THROW(make_workload({"page-fault", "huge", {}, 1}), ToolError);
+    EXPECT_THROW(make_workload({"readtwice", "anon", {}, 1}), ToolError); // needs --dir
+    EXPECT_EQ(make_workload({"readtwice", "anon", "/tmp", 1})->tasks_per_cgroup(5), 2);
+}
+
+} // namespace
+} // namespace memcg_statctl
