@@ -11,7 +11,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest check checkpatch demo clean help
+.PHONY: all module userspace unit deps vmtest check checkpatch demo bench clean help
 
 all: module
 
@@ -24,6 +24,7 @@ help:
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
+	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
 	@$(MAKE) -s help-install
 
 module:
@@ -62,6 +63,10 @@ check:
 
 demo: userspace
 	scripts/demo.sh $(KVER)
+
+# The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
+bench:
+	scripts/bench.sh $(KVER)
 
 clean:
 	rm -rf $(BUILD)

@@ -23,15 +23,17 @@ static void notrace mcs_ftrace_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
 {
-	struct mcs_hook *h = container_of(op, struct mcs_hook, ops);
+	struct mcs_hook *h;
 
-	if (!mcs_hook_from_caller(h, parent_ip))
-		return;
-	this_cpu_inc(*h->hits);
-	if (h->handler)
-		h->handler(h, parent_ip, fregs);
-	else
-		mcs_count(h->counter);
+	for (h = container_of(op, struct mcs_hook, ops); h; h = h->next_same) {
+		if (!mcs_hook_from_caller(h, parent_ip))
+			continue;
+		this_cpu_inc(*h->hits);
+		if (h->handler)
+			h->handler(h, parent_ip, fregs);
+		else
+			mcs_count(h->counter);
+	}
 }
 
 /*
@@ -54,6 +56,8 @@ static int mcs_hook_register(struct mcs_hook *h)
 {
 	int ret;
 
+	if (h->leader)	/* served by the leader's ops, attached before it */
+		return h->leader->state == MCS_HOOK_ATTACHED ? 0 : -EINVAL;
 	memset(&h->ops, 0, sizeof(h->ops));
 	if (h->mech == MCS_MECH_REDIRECT) {
 		h->ops.func = mcs_redirect_cb;
@@ -74,6 +78,8 @@ static int mcs_hook_register(struct mcs_hook *h)
 
 static void mcs_hook_unregister(struct mcs_hook *h)
 {
+	if (h->leader)	/* the leader's ops goes with the leader */
+		return;
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
 }
@@ -104,6 +110,32 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 	return 0;
 }
 
+/* Chain counting rows that hook the same function in the same group. */
+static void mcs_hook_table_share(struct mcs_hook_table *t)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < t->n; i++) {
+		struct mcs_hook *h = &t->hooks[i];
+
+		if (h->mech != MCS_MECH_FTRACE || h->state != MCS_HOOK_OFF)
+			continue;
+		for (j = 0; j < i; j++) {
+			struct mcs_hook *l = &t->hooks[j], *tail;
+
+			if (l->mech != MCS_MECH_FTRACE || l->leader ||
+			    l->state != MCS_HOOK_OFF || l->addr != h->addr ||
+			    l->group != h->group)
+				continue;
+			h->leader = l;
+			for (tail = l; tail->next_same; tail = tail->next_same)
+				;
+			tail->next_same = h;
+			break;
+		}
+	}
+}
+
 int mcs_hook_table_init(struct mcs_hook_table *t)
 {
 	unsigned int i;
@@ -116,6 +148,7 @@ int mcs_hook_table_init(struct mcs_hook_table *t)
 			return ret;
 		}
 	}
+	mcs_hook_table_share(t);
 	return 0;
 }
 

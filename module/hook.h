@@ -60,6 +60,14 @@ struct mcs_hook {
 	unsigned long caller_start, caller_end;
 	unsigned long __percpu *hits;
 	struct ftrace_ops ops;
+	/*
+	 * Rows of one table and group with the same ftrace target share the
+	 * first one's ftrace_ops (a site with one ops gets its own
+	 * trampoline; with several, ftrace walks every registered ops on
+	 * each call). The leader's callback serves the chain.
+	 */
+	struct mcs_hook *leader;	/* NULL: owns its ops */
+	struct mcs_hook *next_same;	/* next row served by this ops */
 };
 
 /* A redirect of @target to the module function @to. */

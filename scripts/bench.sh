@@ -8,7 +8,7 @@
 # interleaved (scripts/bench/job-bench.sh), and prints the table and the
 # budgets; the table also goes to build/bench/result.md.
 # Knobs (environment): MCS_BENCH_ROUNDS (3), MCS_BENCH_K (measured batches
-# per run, 15), MCS_BENCH_WARMUP (2), MCS_BENCH_N_PAGE_FAULT (4096 pages),
+# per run, 15), MCS_BENCH_WARMUP (1), MCS_BENCH_N_PAGE_FAULT (4096 pages),
 # MCS_BENCH_N_SLAB (2000 files), MCS_BENCH_N_STAT_READER (400 reads),
 # MCS_BENCH_CONFIGS (absent off stock flush update default kprobe),
 # MCS_BENCH_DIR (build/bench).
@@ -54,10 +54,12 @@ EOT
 	rm -rf "$B/qemu-src"
 	mkdir -p "$B/qemu-src" "$hdr_dir"
 	# The installed version; if the archive has moved on, its current 7.2.
-	(cd "$B/qemu-src" && { apt-get source --download-only -q "qemu=$qemu_src" ||
-		apt-get source --download-only -q qemu; } 2>&1 |
-		grep -v '^W: Download is performed unsandboxed' >&2 || true)
-	orig=$(ls "$B"/qemu-src/qemu_"$qemu_upstream".orig.tar.* 2>/dev/null | head -n1)
+	(
+		cd "$B/qemu-src"
+		apt-get source --download-only -q "qemu=$qemu_src" ||
+			apt-get source --download-only -q qemu
+	) 2>&1 | { grep -v '^W: Download is performed unsandboxed' >&2 || true; }
+	orig=$(find "$B/qemu-src" -maxdepth 1 -name "qemu_$qemu_upstream.orig.tar.*" | head -n1)
 	[ -n "$orig" ] || die "apt-get source qemu=$qemu_src fetched no orig tarball"
 	tar -xf "$orig" -C "$B/qemu-src" --wildcards '*/include/qemu/qemu-plugin.h'
 	cp "$B"/qemu-src/qemu-*/include/qemu/qemu-plugin.h "$hdr_dir/qemu-plugin.h"
@@ -97,16 +99,12 @@ N_page_fault=${MCS_BENCH_N_PAGE_FAULT:-4096}
 N_slab=${MCS_BENCH_N_SLAB:-2000}
 N_stat_reader=${MCS_BENCH_N_STAT_READER:-400}
 K=${MCS_BENCH_K:-15}
-WARMUP=${MCS_BENCH_WARMUP:-2}
+WARMUP=${MCS_BENCH_WARMUP:-1}
 FLUSH_HOOKS=$flush_hooks
 EOT
-# initramfs.sh runs ldd on executables, which fails (and, under pipefail,
-# stops it) on a static binary: hand the program over non-executable, the
-# job makes it executable again.
-install -m 0644 "$B/mcs-bench" "$B/mcs-bench.noexec"
 MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/initramfs.sh" "$B/initramfs.cpio.gz" \
 	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" \
-	"$ko=/lib/memcg_statctl.ko" "$B/mcs-bench.noexec=/usr/bin/mcs-bench" \
+	"$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench" \
 	"$B/params=/bench/params"
 
 # One vCPU; -icount ties the guest's clocks (timer ticks, the 2 s periodic
@@ -117,7 +115,7 @@ MCS_VM_SMP=1 MCS_VM_MEM=${MCS_VM_MEM:-1024} MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-120
 	MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57" \
 	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $B/insn-marker.so,out=$B/marks.txt" \
 	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
-	grep --line-buffered -E '^(BENCH|# )' >&2 ||
+	grep --line-buffered -E '^(BENCH-|BENCHRUN|# )' >&2 ||
 	die "the guest did not finish; console log in $B/console.log"
 grep -q '^BENCH-END' "$B/console.log" ||
 	die "the benchmark job failed; console log in $B/console.log"

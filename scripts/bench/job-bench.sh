@@ -11,8 +11,8 @@
 #   module has the flush_hooks parameter).
 # Configurations: absent off stock flush update default kprobe, and for
 # diagnosis kp:FUNC[,FUNC...] (kprobes + hist triggers on those functions).
+# shellcheck source=/dev/null
 . /bench/params
-chmod 0755 /usr/bin/mcs-bench
 KO=/lib/memcg_statctl.ko
 D=/sys/kernel/debug/memcg_statctl
 T=/sys/kernel/tracing
@@ -27,7 +27,7 @@ kprobes_on() { # FUNC...
 	probes=""
 	for f in "$@"; do
 		if echo "p:mcsbench/$f $f" >>$T/kprobe_events &&
-			echo 'hist:keys=common_pid' >$T/events/mcsbench/$f/trigger; then
+			echo 'hist:keys=common_pid' >"$T/events/mcsbench/$f/trigger"; then
 			probes="$probes $f"
 		else
 			echo "# kprobe + hist trigger on $f failed"
@@ -38,12 +38,13 @@ kprobes_on() { # FUNC...
 
 kprobes_off() {
 	for f in $probes; do
-		echo '!hist:keys=common_pid' >$T/events/mcsbench/$f/trigger
+		echo '!hist:keys=common_pid' >"$T/events/mcsbench/$f/trigger"
 	done
 	echo >$T/kprobe_events
 }
 
 setup() { # CONFIG
+	# shellcheck disable=SC2046,SC2086 # word lists
 	case $1 in
 	absent) ;;
 	off) insmod $KO stock_hooks=0 $OFF ;;
@@ -71,7 +72,7 @@ hits() { # CONFIG
 	absent) ;;
 	kprobe | kp:*)
 		for f in $probes; do
-			echo "kprobe.$f $(sed -n 's/^ *Hits: //p' $T/events/mcsbench/$f/hist)"
+			echo "kprobe.$f $(sed -n 's/^ *Hits: //p' "$T/events/mcsbench/$f/hist")"
 		done ;;
 	*) awk '$5 == "attached" { print $1 "/" $2, $6 }' $D/hooks ;;
 	esac
@@ -91,6 +92,8 @@ rotate() { # N WORD... : the words, rotated left by N
 }
 
 echo "BENCH-START configs: $CONFIGS"
+# The plugin's check: a loop of exactly 2 instructions per iteration.
+out=$(/usr/bin/mcs-bench loop 1000000 5 1) && echo "BENCHRUN cfg=check rep=1 $out"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	# shellcheck disable=SC2086
@@ -102,7 +105,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 			awk '{ print "# " $1, $2, $3, $5 }' $D/hooks
 		fi
 		for w in $WORKLOADS; do
-			eval n=\$N_$(echo $w | tr - _)
+			eval n=\$N_"$(echo "$w" | tr - _)"
 			[ "$r" = 1 ] && hits "$c" >/tmp/hits.before
 			out=$(/usr/bin/mcs-bench "$w" "$n" "$K" "$WARMUP") ||
 				{ echo "# mcs-bench $w failed under $c"; exit 1; }

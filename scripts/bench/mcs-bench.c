@@ -11,6 +11,8 @@
  *   WORKLOAD: page-fault  mmap N anonymous pages (THP off), touch each, munmap
  *             slab        create+close, stat, unlink N files in a tmpfs (/tmp)
  *             stat-reader open, read to EOF, close memory.stat of its cgroup
+ *             loop        N iterations of a 2-instruction loop (dec; jnz):
+ *                         checks the plugin, expect 2 instructions per op
  *
  * Prints one line "BENCH wl=W n=N k=K marks=M" after the run (M markers).
  * Exit 0 on success, 1 on a failed system call, 2 on bad usage.
@@ -135,13 +137,19 @@ static void batch_stat_reader(long n)
 	}
 }
 
+/* loop: a known instruction count, to check the plugin */
+static void batch_loop(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
 int main(int argc, char **argv)
 {
 	void (*batch)(long n);
 	long n, k, warmup, i;
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: mcs-bench page-fault|slab|stat-reader N K WARMUP\n");
+		fprintf(stderr, "usage: mcs-bench page-fault|slab|stat-reader|loop N K WARMUP\n");
 		return 2;
 	}
 	n = atol(argv[2]);
@@ -168,6 +176,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "stat-reader")) {
 		snprintf(statpath, sizeof(statpath), "%s/memory.stat", cgdir);
 		batch = batch_stat_reader;
+	} else if (!strcmp(argv[1], "loop")) {
+		batch = batch_loop;
 	} else {
 		fprintf(stderr, "mcs-bench: unknown workload %s\n", argv[1]);
 		return 2;
