@@ -139,13 +139,14 @@ MODULE_PARM_DESC(stock_hooks, "Attach the stock counters at load (default 1)");
 
 static int mcs_stock_set(const char *text)
 {
-	if (!strcmp(text, "1"))
+	u64 on;
+
+	if (mcs_knob_parse_u64(text, 0, 1, &on))
+		return -EINVAL;
+	if (on)
 		return mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
-	if (!strcmp(text, "0")) {
-		mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_STOCK);
-		return 0;
-	}
-	return -EINVAL;
+	mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_STOCK);
+	return 0;
 }
 
 static void mcs_stock_show(struct seq_file *m)
