@@ -11,7 +11,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest check checkpatch demo bench clean help
+.PHONY: all module userspace unit deps vmtest check checkpatch demo bench experiment clean help
 
 all: module
 
@@ -25,6 +25,8 @@ help:
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
 	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
+	@echo "make experiment NAME=...   a seed experiment in the guest (update-flush, reader-flush,"
+	@echo "                           flush-threshold, objstock, readtwice)"
 	@$(MAKE) -s help-install
 
 module:
@@ -63,6 +65,10 @@ check:
 
 demo: userspace
 	scripts/demo.sh $(KVER)
+
+# A seed experiment in the guest: make experiment NAME=update-flush [KVER=6.1]
+experiment: userspace
+	scripts/experiment.sh $(NAME) $(KVER)
 
 # The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
 bench:

@@ -17,6 +17,9 @@ make -s -C "$MCS_ROOT/selftests/memcg_statctl" \
 files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
-command -v gnuplot >/dev/null && files+=("$(command -v gnuplot)=/usr/bin/gnuplot")
-MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram"} \
+# gnuplot is an alternatives symlink: copy what it points to.
+command -v gnuplot >/dev/null &&
+	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")
+# ext4 needs crc32c through a soft dependency modprobe does not follow.
+MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram crc32c_generic"} \
 	"$MCS_ROOT/scripts/initramfs.sh" "$out" "$job" "$kver" "${files[@]}"

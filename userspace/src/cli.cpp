@@ -33,9 +33,9 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     app.require_subcommand(1);
 
     const std::vector<Command> commands = {
-        add_status_command(app, ctx), add_stats_command(app, ctx), add_get_command(app, ctx),
-        add_set_command(app, ctx),    add_reset_command(app, ctx), add_run_command(app, ctx),
-        add_sweep_command(app, ctx),
+        add_status_command(app, ctx), add_stats_command(app, ctx),      add_get_command(app, ctx),
+        add_set_command(app, ctx),    add_reset_command(app, ctx),      add_run_command(app, ctx),
+        add_sweep_command(app, ctx),  add_experiment_command(app, ctx),
     };
 
     // CLI11 wants argv; keep the strings alive in `args` and point into them.

@@ -38,8 +38,10 @@ PlotFormat plot_format_for(const std::filesystem::path& file) {
 
 std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file) {
     std::string s;
-    s += plot_format_for(file) == PlotFormat::svg ? "set terminal svg size 800,500 dynamic\n"
-                                                  : "set terminal pngcairo size 800,500\n";
+    // noenhanced: knob names are full of '_', which enhanced text would print as subscripts.
+    s += plot_format_for(file) == PlotFormat::svg
+             ? "set terminal svg size 800,500 dynamic noenhanced\n"
+             : "set terminal pngcairo size 800,500 noenhanced\n";
     s += fmt::format("set output {}\n", quoted(file.string()));
     s += fmt::format("set title {}\n", quoted(fmt::format("{} {} by {}", report.workload,
                                                           report.metric, report.knob)));

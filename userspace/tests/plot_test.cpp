@@ -26,7 +26,7 @@ TEST(Plot, FormatFromExtension) {
 
 TEST(Plot, ScriptGolden) {
     EXPECT_EQ(gnuplot_script(report(), "/tmp/o'ut.svg"),
-              "set terminal svg size 800,500 dynamic\n"
+              "set terminal svg size 800,500 dynamic noenhanced\n"
               "set output '/tmp/o''ut.svg'\n"
               "set title 'slab ops/s by flush_mode'\n"
               "set xlabel 'flush_mode'\n"
@@ -48,6 +48,8 @@ TEST(Plot, GnuplotWritesSvgAndPng) {
     std::stringstream s;
     s << svg.rdbuf();
     EXPECT_NE(s.str().find("<svg"), std::string::npos);
+    // Knob names have underscores: printed as they are, not as enhanced-text subscripts.
+    EXPECT_NE(s.str().find(">flush_mode<"), std::string::npos);
     write_plot(report(), dir.path() / "p.png");
     std::ifstream png(dir.path() / "p.png", std::ios::binary);
     std::string magic(4, '\0');

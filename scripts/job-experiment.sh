@@ -1,0 +1,34 @@
+#!/bin/sh
+# /job.sh of `make experiment NAME=...`: scripts/experiment.sh writes a copy of
+# this file under build/ with EXP_NAME (the recipe) and EXP_ARGS (extra
+# options, from MCS_EXPERIMENT_ARGS) set in place of the two lines below.
+EXP_NAME=${EXP_NAME:-update-flush}
+EXP_ARGS=${EXP_ARGS:-}
+set -e
+insmod /lib/memcg_statctl.ko
+
+# refault and readtwice need a block-device file system (tmpfs pages cannot be
+# reclaimed without swap): ext4 on zram, or on a loop device over a file in
+# /tmp when zram cannot start (its compressor missing from the initramfs).
+fsdev=
+if modprobe zram 2>/dev/null && echo 1G >/sys/block/zram0/disksize 2>/dev/null; then
+	fsdev=/dev/zram0
+else
+	modprobe loop
+	truncate -s 1G /tmp/experiment.img
+	fsdev=$(losetup -f)
+	losetup "$fsdev" /tmp/experiment.img
+fi
+modprobe crc32c_generic
+modprobe ext4
+mke2fs -q "$fsdev" >/dev/null 2>&1 || mke2fs "$fsdev" >/dev/null
+mkdir -p /mnt/experiment
+mount -t ext4 "$fsdev" /mnt/experiment
+echo "scratch file system: ext4 on $fsdev at /mnt/experiment"
+
+cd /tmp
+# shellcheck disable=SC2086  # EXP_ARGS is a list of options
+memcg-statctl experiment "$EXP_NAME" --dir /mnt/experiment \
+	--json "/tmp/experiment-$EXP_NAME.json" --plot "/tmp/experiment-$EXP_NAME.svg" $EXP_ARGS
+ls -l /tmp/experiment-"$EXP_NAME"*
+umount /mnt/experiment

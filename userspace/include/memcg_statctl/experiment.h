@@ -1,0 +1,115 @@
+// Named experiments (`memcg-statctl experiment NAME`): the recipes that reproduce the seed
+// threads on a stock kernel, and the pure logic around them that the unit tests pin down:
+// the recipe table, the flush_threshold sweep points, the staleness bound, the closing
+// verdict computed from measured numbers, and the JSON document. Running a recipe lives in
+// cmd_experiment.cpp (it reuses the sweep machinery: sweep_order, KnobRestorer, compare).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memcg_statctl/reports.h"
+
+namespace memcg_statctl {
+
+struct Recipe {
+    std::string name;    // the NAME of `experiment NAME`
+    std::string seed;    // "002"
+    std::string summary; // one line for --help and the report header
+};
+
+const std::vector<Recipe>& recipes();
+std::vector<std::string> recipe_names();
+// nullptr for an unknown name.
+const Recipe* find_recipe(std::string_view name);
+
+enum class Outcome { reproduced, not_reproduced, not_measured };
+std::string_view outcome_text(Outcome o); // "reproduced" | "not reproduced" | "not measured"
+
+struct Verdict {
+    Outcome outcome = Outcome::not_measured;
+    std::string line; // the closing line, ending in ": " + outcome_text(outcome)
+};
+
+// The row of `report` whose value is `value`; nullptr when absent.
+const ComparisonRow* find_row(const ComparisonReport& report, std::string_view value);
+
+// Seed 002: one report per page-fault mode with rows "0" (baseline), "128", "32".
+// Reproduced when every mode is significantly slower at 32 than at 0.
+Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes);
+
+// Seed 003: rows "always" (baseline) and "kernel". Reproduced when refault is significantly
+// faster with `kernel` (needless flushes skipped). `reader` (stat-reader) is reported only.
+Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader);
+
+// Seed 000: flush_threshold = 0, 1x, 4x and 16x the kernel default.
+std::vector<std::uint64_t> threshold_points(std::uint64_t kernel_default);
+
+// MEMCG_CHARGE_BATCH x nr_cpus, x nr_memcgs on kernels whose flush_model is `per-memcg`.
+inline constexpr std::uint64_t memcg_charge_batch = 64;
+std::uint64_t staleness_bound(std::uint64_t nr_cpus, std::string_view flush_model,
+                              std::uint64_t nr_memcgs);
+
+// One flush_threshold value: what it cost and the staleness it bought (measured).
+struct ThresholdPoint {
+    std::string value; // as written to the knob (the comparison rows' value)
+    std::uint64_t threshold = 0;
+    double flushes_per_run = 0;
+    std::optional<double> ns_per_flush;
+    std::optional<std::int64_t> staleness_pages; // largest spread over the runs
+    std::uint64_t samples = 0;                   // valid reader samples, all runs
+    std::uint64_t max_bracket_pages = 0;         // largest fault count during one read
+};
+
+// Reproduced when, at 16x against 0: fewer flushes and significantly more stat reads per
+// second; and at 1x (the kernel default) the staleness stays within `bound`.
+Verdict flush_threshold_verdict(const ComparisonReport& reader,
+                                const std::vector<ThresholdPoint>& points,
+                                std::uint64_t kernel_default, std::uint64_t bound);
+
+// Seed 001: rows "slab" and "mixed" with derived objcg_vmstat.miss_pct. Reproduced when
+// the slab-heavy miss rate is at or below the seed's 19.6% (its pre-caching boot figure;
+// 13.2% with the caching that 5.14+ kernels carry).
+inline constexpr double seed001_miss_pct_before = 19.6;
+inline constexpr double seed001_miss_pct_after = 13.2;
+Verdict objstock_verdict(const ComparisonReport& report);
+
+// Seed 004: total readtwice throughput with rows "1", "4", "16" (cgroups). Reproduced when
+// the total at 16 cgroups is not significantly below the total at 1 (per-memcg lru_lock:
+// no cross-cgroup collapse).
+Verdict readtwice_verdict(const ComparisonReport& total);
+
+// One named table besides the comparison reports (staleness, the seed 001 table, ...).
+struct ExtraTable {
+    std::string title;
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+struct ExperimentResult {
+    std::string name;
+    std::string seed;
+    NameValues parameters;                 // runs, duration, kernel, ...
+    std::vector<ComparisonReport> reports; // in the sweep/--json shape
+    std::vector<ExtraTable> extra;
+    std::vector<std::string> notes; // how a number was measured
+    Verdict verdict;
+};
+
+// {"experiment", "seed", "parameters", "reports": [sweep --json objects], "tables",
+//  "notes", "verdict": {"outcome", "reproduced", "line"}}
+nlohmann::ordered_json experiment_json(const ExperimentResult& r);
+
+// The `anon` line of a memory.stat text, in bytes; nullopt when absent.
+std::optional<std::uint64_t> memory_stat_anon(std::string_view text);
+
+// FILE for a single report; FILE's stem + "-" + slug + extension for several.
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug);
+
+} // namespace memcg_statctl

@@ -1,0 +1,627 @@
+// `experiment NAME`: the seed experiments as recipes. Each recipe is a list of jobs (a
+// workload in a cgroup setup) and a list of variants (knob values, or a cgroup count), run
+// in interleaved rounds (sweep_order), knobs written only between runs (never while a
+// workload runs: attaching ftrace hooks under QEMU TCG while another vCPU runs is unsafe),
+// knobs restored afterwards (KnobRestorer), compared like `sweep` (compare(), Welch), and
+// printed with the sweep's outputs. The closing line is the verdict (experiment.h).
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "memcg_statctl/cgroup_hierarchy.h"
+#include "memcg_statctl/comparison.h"
+#include "memcg_statctl/experiment.h"
+#include "memcg_statctl/plot.h"
+#include "memcg_statctl/signal_guard.h"
+#include "memcg_statctl/sweep.h"
+#include "memcg_statctl/text_util.h"
+#include "memcg_statctl/workload_runner.h"
+
+#include "command.h"
+#include "experiment_workloads.h"
+#include "text_table.h"
+#include "workload_io.h"
+
+namespace memcg_statctl {
+namespace {
+
+struct ExperimentOptions {
+    std::string name;
+    int runs = 5;
+    double duration = 2;
+    std::string dir = "/var/tmp"; // refault and readtwice files (a block-device fs)
+    std::uint64_t size_mib = 32;  // refault / readtwice file size
+    std::string json;             // default experiment-NAME.json
+    std::string plot;             // default experiment-NAME.svg
+};
+
+struct Variant {
+    std::string label;
+    NameValues knobs;           // written before each run of this variant
+    std::optional<int> cgroups; // overrides the job's cgroup count
+};
+
+struct Metric {
+    std::string title; // e.g. "page-fault anon"
+    std::string unit;  // e.g. "faults/s"
+    std::function<double(const RunMeasurement&, int cgroups)> value;
+};
+
+struct Job {
+    std::function<std::unique_ptr<Workload>()> make;
+    int cgroups = 1;
+    int depth = 1;
+    int tasks = 1;
+    std::uint64_t leaf_memory_max = 0; // bytes written to each leaf's memory.max; 0: none
+    std::vector<Metric> metrics;       // the first one carries the counter deltas
+    std::function<void(Workload&, std::size_t variant)> collect;
+};
+
+double total(const RunMeasurement& m, int /*cgroups*/) {
+    return m.total_ops_per_sec;
+}
+
+// Tasks are numbered cgroup-major: task t is in cgroup t / per_cgroup.
+std::function<double(const RunMeasurement&, int)> task_sum(std::function<bool(std::size_t)> pick) {
+    return [pick = std::move(pick)](const RunMeasurement& m, int /*cgroups*/) {
+        double sum = 0;
+        for (std::size_t t = 0; t < m.task_ops_per_sec.size(); ++t) {
+            if (pick(t)) {
+                sum += m.task_ops_per_sec[t];
+            }
+        }
+        return sum;
+    };
+}
+
+class Placement final : public TaskPlacement {
+public:
+    explicit Placement(CgroupHierarchy& h) : h_(h) {}
+    std::size_t groups() const override { return h_.leaf_count(); }
+    std::filesystem::path group_dir(std::size_t g) const override { return h_.leaf_dir(g); }
+    void attach(std::size_t g, pid_t pid) override { h_.attach(g, pid); }
+
+private:
+    CgroupHierarchy& h_;
+};
+
+// Restores knobs in the reverse order of their first change.
+class Restorers {
+public:
+    explicit Restorers(const DebugfsClient& client) : client_(client) {}
+    Restorers(const Restorers&) = delete;
+    Restorers& operator=(const Restorers&) = delete;
+    Restorers(Restorers&&) = delete;
+    Restorers& operator=(Restorers&&) = delete;
+    ~Restorers() {
+        while (!v_.empty()) {
+            v_.pop_back();
+        }
+    }
+    void write(const std::string& knob, const std::string& value) {
+        if (!client_.is_knob(knob)) {
+            throw ToolError(fmt::format("the module has no knob `{}` (it has: {})", knob,
+                                        fmt::join(client_.knob_names(), ", ")));
+        }
+        if (std::find(names_.begin(), names_.end(), knob) == names_.end()) {
+            v_.push_back(std::make_unique<KnobRestorer>(client_, knob));
+            names_.push_back(knob);
+        }
+        client_.write_knob(knob, value);
+    }
+
+private:
+    const DebugfsClient& client_;
+    std::vector<std::unique_ptr<KnobRestorer>> v_;
+    std::vector<std::string> names_;
+};
+
+class Experiment {
+public:
+    Experiment(const Context& ctx, const ExperimentOptions& opt)
+        : ctx_(ctx), opt_(opt), client_(ctx.client()), restorers_(client_) {
+        client_.require_module();
+        backend_ = std::make_unique<LibcgroupBackend>();
+        for (const auto& left : remove_leftover_groups(*backend_)) {
+            fmt::print(ctx_.env.err, "{} leftover cgroup {} of dead process {}\n",
+                       left.removed ? "removed" : "warning: cannot remove", left.name, left.owner);
+        }
+    }
+    const DebugfsClient& client() const { return client_; }
+    void set_fixed(const std::string& knob, const std::string& value) {
+        restorers_.write(knob, value);
+        fixed_.emplace_back(knob, value);
+    }
+    const NameValues& fixed() const { return fixed_; }
+
+    // Every job x variant, `runs` interleaved rounds. Returns [job][metric] -> reports.
+    std::vector<std::vector<ComparisonReport>> run(const std::string& knob, std::vector<Job>& jobs,
+                                                   const std::vector<Variant>& variants) {
+        std::vector<std::vector<std::vector<ValueRuns>>> res(jobs.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            res[j].assign(jobs[j].metrics.size(), std::vector<ValueRuns>(variants.size()));
+            for (auto& per_metric : res[j]) {
+                for (std::size_t v = 0; v < variants.size(); ++v) {
+                    per_metric[v].value = variants[v].label;
+                }
+            }
+        }
+        const auto order = sweep_order(variants.size(), opt_.runs);
+        const auto steps = order.size() * jobs.size();
+        std::size_t step = 0;
+        for (const auto& s : order) {
+            for (std::size_t j = 0; j < jobs.size(); ++j) {
+                throw_if_stopped();
+                const auto& var = variants[s.value_index];
+                auto& job = jobs[j];
+                fmt::print(ctx_.env.err, "[{}/{}] {} {}={} run {}/{}\n", ++step, steps,
+                           job.metrics.front().title, knob, var.label, s.round + 1, opt_.runs);
+                ctx_.env.err.flush();
+                for (const auto& [k, value] : var.knobs) {
+                    restorers_.write(k, value); // between runs only
+                }
+                const int cgroups = var.cgroups.value_or(job.cgroups);
+                auto workload = job.make();
+                const auto [m, deltas] = run_once(*workload, job, cgroups);
+                if (job.collect) {
+                    job.collect(*workload, s.value_index);
+                }
+                for (std::size_t k = 0; k < job.metrics.size(); ++k) {
+                    auto& r = res[j][k][s.value_index];
+                    r.ops_per_sec.push_back(job.metrics[k].value(m, cgroups));
+                    r.seconds.push_back(m.seconds);
+                    if (k == 0 && deltas) {
+                        r.counter_deltas.push_back(*deltas);
+                    }
+                }
+            }
+        }
+        std::vector<std::vector<ComparisonReport>> out(jobs.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            for (std::size_t k = 0; k < jobs[j].metrics.size(); ++k) {
+                auto report = compare(knob, jobs[j].metrics[k].title, res[j][k]);
+                report.metric = jobs[j].metrics[k].unit;
+                out[j].push_back(std::move(report));
+            }
+        }
+        return out;
+    }
+
+private:
+    std::pair<RunMeasurement, std::optional<Counters>> run_once(Workload& w, const Job& job,
+                                                                int cgroups) {
+        CgroupHierarchy hierarchy(*backend_, cgroups, job.depth);
+        if (job.leaf_memory_max > 0) {
+            for (std::size_t i = 0; i < hierarchy.leaf_count(); ++i) {
+                const auto file = hierarchy.leaf_dir(i) / "memory.max";
+                if (const int err = write_whole_file(file, std::to_string(job.leaf_memory_max));
+                    err != 0) {
+                    throw ToolError(fmt::format("write {}: {}", file.string(), std::strerror(err)));
+                }
+            }
+        }
+        Placement placement(hierarchy);
+        const auto before = client_.stats();
+        auto m = run_workload(w, RunPlan{job.tasks, opt_.duration}, placement);
+        return {std::move(m), Counters::delta(before, client_.stats())};
+    }
+
+    const Context& ctx_;
+    const ExperimentOptions& opt_;
+    DebugfsClient client_;
+    Restorers restorers_;
+    std::unique_ptr<CgroupBackend> backend_;
+    NameValues fixed_;
+};
+
+std::unique_ptr<Workload> workload(const std::string& name, const std::string& mode = "anon",
+                                   const std::string& dir = "", std::uint64_t size_mib = 256) {
+    WorkloadOptions o;
+    o.name = name;
+    o.mode = mode;
+    o.dir = dir;
+    o.size_mib = size_mib;
+    return make_workload(o);
+}
+
+std::string fmt_opt(const std::optional<double>& v, const char* spec = "{:.1f}") {
+    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::optional<double> derived_value(const ComparisonRow& row, std::string_view name) {
+    for (const auto& d : row.derived) {
+        if (d.name == name) {
+            return d.value;
+        }
+    }
+    return std::nullopt;
+}
+
+// --- recipes -------------------------------------------------------------------------
+
+void update_flush(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult& r) {
+    std::vector<Job> jobs;
+    for (const std::string mode : {"anon", "file-shared"}) {
+        jobs.push_back({[mode] { return workload("page-fault", mode); },
+                        1,
+                        2,
+                        2,
+                        0,
+                        {{"page-fault " + mode, "faults/s", total}},
+                        {}});
+    }
+    std::vector<Variant> variants;
+    for (const std::string v : {"0", "128", "32"}) {
+        variants.push_back({v, {{"update_flush_every", v}}, std::nullopt});
+    }
+    for (auto& per_job : e.run("update_flush_every", jobs, variants)) {
+        r.reports.push_back(per_job.front());
+    }
+    r.parameters.emplace_back("setup", "1 leaf at depth 2, 2 page-fault tasks, THP off");
+    r.notes.push_back("update_flush_every=N queues an asynchronous full flush every N memcg stat "
+                      "updates on a cpu (seed 002's 5.15 mechanism); flush.async counts them.");
+    r.verdict = update_flush_verdict(r.reports);
+}
+
+void reader_flush(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r) {
+    const auto dir = opt.dir;
+    const auto size = opt.size_mib;
+    std::vector<Job> jobs{
+        {[dir, size] { return workload("refault", "anon", dir, size); },
+         1,
+         1,
+         1,
+         0,
+         {{"refault", "pages/s", total}},
+         {}},
+        {[] { return workload("stat-reader"); },
+         1,
+         1,
+         2,
+         0,
+         {{"stat-reader", "reads/s", total}},
+         {}},
+    };
+    std::vector<Variant> variants{{"always", {{"flush_mode", "always"}}, std::nullopt},
+                                  {"kernel", {{"flush_mode", "kernel"}}, std::nullopt}};
+    const auto reports = e.run("flush_mode", jobs, variants);
+    r.reports = {reports[0][0], reports[1][0]};
+    r.parameters.emplace_back("refault", fmt::format("{} MiB file in {}, 1 task, 1 cgroup; "
+                                                     "memory.reclaim then read back",
+                                                     size, dir));
+    r.parameters.emplace_back("stat-reader", "2 tasks reading memory.stat, 1 cgroup");
+    r.notes.push_back("seed 003 read a refaulting file; here throughput (pages/s) is measured, "
+                      "so a shorter read time shows as a positive %change of `kernel`.");
+    r.verdict = reader_flush_verdict(r.reports[0], &r.reports[1]);
+}
+
+void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult& r) {
+    const auto& client = e.client();
+    // The kernel's default, read before anything changes it (flush_mode is still kernel).
+    const auto def_text = client.read_knob("flush_threshold");
+    const auto def = parse_u64(def_text);
+    if (!def || *def == 0) {
+        throw ToolError(fmt::format("flush_threshold reads `{}`, not a positive number", def_text));
+    }
+    const auto model = client.version().get("flush_model");
+    const auto ncpus = static_cast<std::uint64_t>(::sysconf(_SC_NPROCESSORS_ONLN));
+    constexpr std::uint64_t memcgs = 4; // top, level1, leaf0, leaf1
+    const auto bound = staleness_bound(ncpus, model, memcgs);
+    e.set_fixed("flush_mode", "threshold"); // attaches the update hooks: before any run
+
+    const auto points = threshold_points(*def);
+    std::vector<Variant> variants;
+    for (const auto t : points) {
+        variants.push_back(
+            {std::to_string(t), {{"flush_threshold", std::to_string(t)}}, std::nullopt});
+    }
+    std::vector<std::vector<StalenessSample>> seen(points.size());
+    std::vector<Job> jobs{{[] { return std::make_unique<StalenessProbe>(64); },
+                           2,
+                           2,
+                           1,
+                           0,
+                           {{"stat-reader beside page-fault", "reads/s",
+                             task_sum([](std::size_t t) { return t == 1; })},
+                            {"page-fault beside stat-reader", "faults/s",
+                             task_sum([](std::size_t t) { return t == 0; })}},
+                           [&seen](Workload& w, std::size_t v) {
+                               seen[v].push_back(dynamic_cast<StalenessProbe&>(w).result());
+                           }}};
+    auto reports = e.run("flush_threshold", jobs, variants).front();
+    r.reports = reports;
+
+    std::vector<ThresholdPoint> tp;
+    ExtraTable t{"cost and staleness by flush_threshold (staleness in pages, largest over runs)",
+                 {"flush_threshold", "x default", "reads/s", "faults/s", "flushes/run", "ns/flush",
+                  "staleness", "bound", "samples", "discarded", "max bracket"},
+                 {}};
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto& row = reports[0].rows[i];
+        ThresholdPoint p;
+        p.value = row.value;
+        p.threshold = points[i];
+        p.flushes_per_run =
+            static_cast<double>(row.mean_counter_deltas.get("flush.performed").value_or(0));
+        p.ns_per_flush = derived_value(row, "ns_per_flush");
+        std::uint64_t discarded = 0;
+        for (const auto& s : seen[i]) {
+            discarded += s.discarded;
+            p.samples += s.samples;
+            p.max_bracket_pages = std::max(p.max_bracket_pages, s.max_bracket);
+            if (const auto sp = s.spread()) {
+                p.staleness_pages = std::max(p.staleness_pages.value_or(*sp), *sp);
+            }
+        }
+        t.rows.push_back(std::vector<std::string>{
+            p.value,
+            fmt::format("{:g}", static_cast<double>(p.threshold) / static_cast<double>(*def)),
+            fmt::format("{:.0f}", row.summary.mean),
+            fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
+            fmt::format("{:.0f}", p.flushes_per_run), fmt_opt(p.ns_per_flush, "{:.0f}"),
+            p.staleness_pages ? std::to_string(*p.staleness_pages) : std::string("-"),
+            std::to_string(bound), std::to_string(p.samples), std::to_string(discarded),
+            std::to_string(p.max_bracket_pages)});
+        tp.push_back(p);
+    }
+    r.extra.push_back(t);
+    r.parameters.emplace_back("setup", "depth 2: leaf0 page-fault anon (64 MiB mapping, THP "
+                                       "off), leaf1 stat-reader reading leaf0's memory.stat");
+    r.parameters.emplace_back("kernel_default_threshold", std::to_string(*def));
+    r.parameters.emplace_back("flush_model", model);
+    r.parameters.emplace_back("bound",
+                              fmt::format("{} pages = {} x {} cpus{}", bound, memcg_charge_batch,
+                                          ncpus, model == "per-memcg" ? " x 4 memcgs" : ""));
+    r.notes.push_back(
+        "staleness: the page-fault task publishes in shared memory how many pages of its "
+        "current mapping it has touched (a sequence count marks munmap/mmap; reads overlapping "
+        "one are discarded, and so are reads during which the task faulted more than 16 pages: "
+        "the reader was descheduled). Per read, error = memory.stat anon (pages) - touched pages "
+        "(mean of the counts before and after the read; `max bracket` = most faults during one "
+        "kept read). "
+        "The task's other anon pages are a constant offset, so staleness = max - min of the "
+        "error over the run: how far the stat moved away from the truth. It bounds the largest "
+        "stat error from above whenever the stat was exact at least once (every flush makes it "
+        "so).");
+    r.notes.push_back("flush_mode=threshold during the sweep (set before the first run); reads "
+                      "flush when the module's pending updates (stat_updates.amount, all memcg "
+                      "stat items) exceed flush_threshold.");
+    r.verdict = flush_threshold_verdict(reports[0], tp, *def, bound);
+}
+
+void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult& r) {
+    e.set_fixed("stock_hooks", "1");
+    std::vector<Job> jobs{
+        {[] { return workload("slab", "anon", "/tmp"); },
+         1,
+         1,
+         2,
+         0,
+         {{"slab", "files/s per slab task",
+           [](const RunMeasurement& m, int) {
+               return m.total_ops_per_sec / static_cast<double>(m.task_ops_per_sec.size());
+           }}},
+         {}},
+        {[] {
+             std::vector<std::unique_ptr<Workload>> parts;
+             parts.push_back(workload("slab", "anon", "/tmp"));
+             parts.push_back(workload("page-fault", "anon"));
+             return std::make_unique<CompositeWorkload>(
+                 "slab+page-fault", std::move(parts),
+                 [](std::size_t /*cgroup*/, std::size_t index) { return index == 0 ? 0U : 1U; });
+         },
+         1,
+         1,
+         2,
+         0,
+         {{"mixed", "files/s per slab task", task_sum([](std::size_t t) { return t % 2 == 0; })}},
+         {}},
+    };
+    const std::vector<Variant> one{{"on", {}, std::nullopt}};
+    const auto reports = e.run("stock_hooks", jobs, one);
+    // One report with a row per workload: the seed's table compares workloads.
+    std::vector<ComparisonRow> rows{reports[0][0].rows[0], reports[1][0].rows[0]};
+    rows[0].value = "slab";
+    rows[1].value = "mixed";
+    rows[1].percent_change.reset();
+    rows[1].p_value.reset();
+    rows[1].significant = false;
+    {
+        // %change and Welch of mixed against slab, as compare() does for a sweep.
+        std::vector<ValueRuns> v{{"slab", rows[0].samples, {}, {}},
+                                 {"mixed", rows[1].samples, {}, {}}};
+        const auto c = compare("workload", "objstock", v);
+        rows[1].percent_change = c.rows[1].percent_change;
+        rows[1].p_value = c.rows[1].p_value;
+        rows[1].significant = c.rows[1].significant;
+    }
+    ComparisonReport report{"workload", "objstock (slab in /tmp; mixed = slab + page-fault anon)",
+                            "files/s per slab task", rows};
+    r.reports.push_back(report);
+    ExtraTable t{"seed 001's table: objcg vmstat pushes (flushes) / mod_objcg_state calls "
+                 "(updates), per run",
+                 {"workload", "flushes", "updates", "%", "obj-stock hit %", "charge-stock hit %"},
+                 {}};
+    for (const auto& row : rows) {
+        const auto get = [&](const char* n) {
+            const auto v = row.mean_counter_deltas.get(n);
+            return v ? std::to_string(*v) : std::string("-");
+        };
+        t.rows.push_back({row.value, get("objcg_vmstat.flushes"), get("objcg_vmstat.updates"),
+                          fmt_opt(derived_value(row, "objcg_vmstat.miss_pct")),
+                          fmt_opt(derived_value(row, "obj_stock.hit_pct")),
+                          fmt_opt(derived_value(row, "charge_stock.hit_pct"))});
+    }
+    r.extra.push_back(t);
+    r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
+                                       "task + 1 page-fault anon task");
+    r.notes.push_back("% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the seed's "
+                      "__mod_objcg_state / mod_objcg_state), from the summed deltas of all runs.");
+    r.verdict = objstock_verdict(report);
+}
+
+void readtwice(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r) {
+    e.set_fixed("stock_hooks", "1");
+    const auto dir = opt.dir;
+    const auto size = opt.size_mib;
+    std::vector<Job> jobs{
+        {[dir, size] { return workload("readtwice", "anon", dir, size); },
+         1,
+         1,
+         2,
+         size * mib / 2,
+         {{"readtwice total", "pages/s", total},
+          {"readtwice per cgroup", "pages/s per cgroup",
+           [](const RunMeasurement& m, int cgroups) { return m.total_ops_per_sec / cgroups; }}},
+         {}}};
+    std::vector<Variant> variants;
+    for (const int n : {1, 4, 16}) {
+        variants.push_back({std::to_string(n), {}, n});
+    }
+    auto reports = e.run("cgroups", jobs, variants).front();
+    r.reports = reports;
+    ExtraTable t{
+        "readtwice by cgroup count",
+        {"cgroups", "total pages/s", "pages/s per cgroup", "charge-stock hit %", "obj-stock hit %"},
+        {}};
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const auto& row = reports[0].rows[i];
+        t.rows.push_back({row.value, fmt::format("{:.0f}", row.summary.mean),
+                          fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
+                          fmt_opt(derived_value(row, "charge_stock.hit_pct")),
+                          fmt_opt(derived_value(row, "obj_stock.hit_pct"))});
+    }
+    r.extra.push_back(t);
+    r.parameters.emplace_back(
+        "setup", fmt::format("N leaves at depth 1, 2 readers each over one sparse {} MiB file per "
+                             "cgroup in {}, memory.max {} MiB per leaf (so pages cycle through "
+                             "the LRU as in vm-scalability's file > memory)",
+                             size, dir, size / 2));
+    r.verdict = readtwice_verdict(reports[0]);
+}
+
+void print_extra(std::ostream& out, const ExtraTable& t) {
+    fmt::print(out, "\n{}\n", t.title);
+    std::vector<TextTable::Align> aligns(t.header.size(), TextTable::Align::right);
+    aligns[0] = TextTable::Align::left;
+    TextTable table(aligns);
+    table.row(t.header);
+    for (const auto& row : t.rows) {
+        table.row(row);
+    }
+    table.print(out);
+}
+
+void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
+    const auto* recipe = find_recipe(opt.name);
+    if (recipe == nullptr) {
+        throw ToolError(ExitCode::usage, fmt::format("unknown experiment `{}` (one of: {})",
+                                                     opt.name, fmt::join(recipe_names(), ", ")));
+    }
+    const auto json_file =
+        opt.json.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.json;
+    const auto plot_file = opt.plot.empty() ? fmt::format("experiment-{}.svg", opt.name) : opt.plot;
+    plot_format_for(plot_file); // a bad extension fails before the runs
+    const SignalGuard signals;
+    ExperimentResult r;
+    r.name = recipe->name;
+    r.seed = recipe->seed;
+    r.parameters = {{"runs", std::to_string(opt.runs)},
+                    {"duration", fmt::format("{:g}", opt.duration)}};
+    auto& out = ctx.env.out;
+    {
+        Experiment e(ctx, opt);
+        r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
+        r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
+        fmt::print(out, "experiment {} (seed {}): {}\n", recipe->name, recipe->seed,
+                   recipe->summary);
+        out.flush();
+        if (recipe->name == "update-flush") {
+            update_flush(e, opt, r);
+        } else if (recipe->name == "reader-flush") {
+            reader_flush(e, opt, r);
+        } else if (recipe->name == "flush-threshold") {
+            flush_threshold(e, opt, r);
+        } else if (recipe->name == "objstock") {
+            objstock(e, opt, r);
+        } else {
+            readtwice(e, opt, r);
+        }
+        for (const auto& [k, v] : e.fixed()) {
+            r.parameters.emplace_back("fixed " + k, v);
+        }
+    } // knobs restored here
+    for (const auto& [k, v] : r.parameters) {
+        fmt::print(out, "  {}: {}\n", k, v);
+    }
+    const auto text = make_output(OutputFormat::text, out);
+    for (const auto& report : r.reports) {
+        fmt::print(out, "\n");
+        text->comparison(report);
+    }
+    for (const auto& t : r.extra) {
+        print_extra(out, t);
+    }
+    for (const auto& n : r.notes) {
+        fmt::print(out, "\nnote: {}\n", n);
+    }
+    {
+        std::ofstream f(json_file);
+        f << experiment_json(r).dump(2) << '\n';
+        if (!f) {
+            throw ToolError(fmt::format("cannot write {}", json_file));
+        }
+    }
+    fmt::print(out, "\nwrote {}\n", json_file);
+    for (std::size_t i = 0; i < r.reports.size(); ++i) {
+        const auto file = plot_path_for(plot_file, i, r.reports.size(), r.reports[i].workload);
+        try {
+            write_plot(r.reports[i], file);
+            fmt::print(out, "wrote {}\n", file);
+        } catch (const ToolError& err) {
+            // The numbers are the result; a missing gnuplot is not worth losing them over.
+            fmt::print(ctx.env.err, "warning: plot {}: {}\n", file, err.what());
+        }
+    }
+    fmt::print(out, "{}\n", r.verdict.line);
+}
+
+} // namespace
+
+Command add_experiment_command(CLI::App& app, Context& ctx) {
+    std::string help = "run a named experiment reproducing a seed thread:";
+    for (const auto& r : recipes()) {
+        help += fmt::format("\n  {:<16} seed {}: {}", r.name, r.seed, r.summary);
+    }
+    auto* sub = app.add_subcommand("experiment", help);
+    auto opt = std::make_shared<ExperimentOptions>();
+    sub->add_option("NAME", opt->name, "the recipe")
+        ->required()
+        ->check(CLI::IsMember(recipe_names()));
+    sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
+        ->capture_default_str()
+        ->check(CLI::Range(2, 1000));
+    sub->add_option("--duration", opt->duration, "seconds per run")
+        ->type_name("S")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--dir", opt->dir,
+                    "refault/readtwice files: a block-device file system (not tmpfs)")
+        ->capture_default_str();
+    sub->add_option("--size", opt->size_mib, "refault/readtwice file size in MiB")
+        ->capture_default_str()
+        ->check(CLI::Range(2, 1 << 20));
+    sub->add_option("--json", opt->json, "JSON file (default experiment-NAME.json)")
+        ->type_name("FILE");
+    sub->add_option("--plot", opt->plot,
+                    "SVG/PNG plot (default experiment-NAME.svg; -SUFFIX per table when several)")
+        ->type_name("FILE");
+    return {sub, [&ctx, opt] { run_experiment(ctx, *opt); }};
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,289 @@
+#include "memcg_statctl/experiment.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "memcg_statctl/output.h"
+#include "memcg_statctl/text_util.h"
+
+namespace memcg_statctl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string pct(const std::optional<double>& v) {
+    return v ? fmt::format("{:+.1f}%", *v) : std::string("n/a");
+}
+
+std::string pval(const ComparisonRow& row) {
+    if (!row.p_value) {
+        return "p n/a";
+    }
+    return fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "");
+}
+
+std::optional<double> derived_of(const ComparisonRow& row, std::string_view name) {
+    for (const auto& d : row.derived) {
+        if (d.name == name) {
+            return d.value;
+        }
+    }
+    return std::nullopt;
+}
+
+Verdict finish(Outcome o, std::string body) {
+    return {o, fmt::format("{}: {}", body, outcome_text(o))};
+}
+
+} // namespace
+
+const std::vector<Recipe>& recipes() {
+    static const std::vector<Recipe> list = {
+        {"update-flush", "002",
+         "update_flush_every = 0, 128, 32 on page-fault (anon, file-shared), 2-level cgroup"},
+        {"reader-flush", "003", "flush_mode = always vs kernel on refault and stat-reader"},
+        {"flush-threshold", "000",
+         "flush_threshold 0..16x the kernel default: cost and staleness, stat-reader beside "
+         "page-fault, depth 2"},
+        {"objstock", "001", "obj-stock hit % and objcg vmstat miss rate, slab and slab+page-fault"},
+        {"readtwice", "004", "readtwice in 1, 4, 16 cgroups: throughput per cgroup, stock hit %"},
+    };
+    return list;
+}
+
+std::vector<std::string> recipe_names() {
+    std::vector<std::string> names;
+    for (const auto& r : recipes()) {
+        names.push_back(r.name);
+    }
+    return names;
+}
+
+const Recipe* find_recipe(std::string_view name) {
+    for (const auto& r : recipes()) {
+        if (r.name == name) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+std::string_view outcome_text(Outcome o) {
+    switch (o) {
+    case Outcome::reproduced:
+        return "reproduced";
+    case Outcome::not_reproduced:
+        return "not reproduced";
+    case Outcome::not_measured:
+        break;
+    }
+    return "not measured";
+}
+
+const ComparisonRow* find_row(const ComparisonReport& report, std::string_view value) {
+    for (const auto& row : report.rows) {
+        if (row.value == value) {
+            return &row;
+        }
+    }
+    return nullptr;
+}
+
+Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
+    if (modes.empty()) {
+        return finish(Outcome::not_measured, "seed 002: no page-fault results");
+    }
+    std::vector<std::string> at32;
+    std::vector<std::string> at128;
+    bool all = true;
+    for (const auto& m : modes) {
+        const auto* r32 = find_row(m, "32");
+        const auto* r128 = find_row(m, "128");
+        if (r32 == nullptr || find_row(m, "0") == nullptr) {
+            return finish(Outcome::not_measured,
+                          fmt::format("seed 002: {} lacks the values 0 and 32", m.workload));
+        }
+        at32.push_back(fmt::format("{} {} ({})", m.workload, pct(r32->percent_change), pval(*r32)));
+        if (r128 != nullptr) {
+            at128.push_back(fmt::format("{} {}", m.workload, pct(r128->percent_change)));
+        }
+        all = all && r32->significant && r32->percent_change && *r32->percent_change < 0;
+    }
+    auto body = fmt::format("seed 002: update_flush_every=32 vs 0: {}", fmt::join(at32, ", "));
+    if (!at128.empty()) {
+        body += fmt::format("; 128 vs 0: {}", fmt::join(at128, ", "));
+    }
+    body += " (seed: -10..-30% at 32, about half of that at 128)";
+    return finish(all ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader) {
+    const auto* k = find_row(refault, "kernel");
+    if (k == nullptr || find_row(refault, "always") == nullptr) {
+        return finish(Outcome::not_measured, "seed 003: refault lacks flush_mode always/kernel");
+    }
+    // Throughput change -> read-time change: time = 1 / throughput.
+    std::string time;
+    if (k->percent_change && *k->percent_change > -100) {
+        time = fmt::format(", read time {:+.1f}%", 100 * (1 / (1 + *k->percent_change / 100) - 1));
+    }
+    auto body = fmt::format("seed 003: refault with flush_mode=kernel vs always: {} pages/s ({}){}",
+                            pct(k->percent_change), pval(*k), time);
+    if (reader != nullptr) {
+        if (const auto* rk = find_row(*reader, "kernel")) {
+            body += fmt::format("; stat-reader {} ({})", pct(rk->percent_change), pval(*rk));
+        }
+    }
+    body += " (seed: needless flushes skipped, 63% shorter read time)";
+    const bool ok = k->significant && k->percent_change && *k->percent_change > 0;
+    return finish(ok ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+std::vector<std::uint64_t> threshold_points(std::uint64_t kernel_default) {
+    return {0, kernel_default, 4 * kernel_default, 16 * kernel_default};
+}
+
+std::uint64_t staleness_bound(std::uint64_t nr_cpus, std::string_view flush_model,
+                              std::uint64_t nr_memcgs) {
+    const auto bound = memcg_charge_batch * nr_cpus;
+    return flush_model == "per-memcg" ? bound * nr_memcgs : bound;
+}
+
+Verdict flush_threshold_verdict(const ComparisonReport& reader,
+                                const std::vector<ThresholdPoint>& points,
+                                std::uint64_t kernel_default, std::uint64_t bound) {
+    const auto point = [&](std::uint64_t t) -> const ThresholdPoint* {
+        for (const auto& p : points) {
+            if (p.threshold == t) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
+    const auto* p0 = point(0);
+    const auto* p1 = point(kernel_default);
+    const auto* p16 = point(16 * kernel_default);
+    const auto* r16 = p16 != nullptr ? find_row(reader, p16->value) : nullptr;
+    if (p0 == nullptr || p1 == nullptr || p16 == nullptr || r16 == nullptr) {
+        return finish(Outcome::not_measured, "seed 000: the sweep lacks 0, 1x or 16x");
+    }
+    const bool fewer = p16->flushes_per_run < p0->flushes_per_run;
+    const bool faster = r16->significant && r16->percent_change && *r16->percent_change > 0;
+    const bool bounded = p1->staleness_pages && *p1->staleness_pages >= 0 &&
+                         static_cast<std::uint64_t>(*p1->staleness_pages) <= bound;
+    const auto stale = [](const ThresholdPoint* p) {
+        return p->staleness_pages ? fmt::format("{} pages", *p->staleness_pages)
+                                  : std::string("n/a");
+    };
+    auto body = fmt::format(
+        "seed 000: flush_threshold={} (16x) vs 0: stat-reader {} ({}), flushes/run {:.0f} vs "
+        "{:.0f}; staleness at {} (1x) {}, at 16x {} (bound {} pages) (seed: fewer flushes, "
+        "error within MEMCG_CHARGE_BATCH x nr_cpus [x nr_memcgs])",
+        p16->threshold, pct(r16->percent_change), pval(*r16), p16->flushes_per_run,
+        p0->flushes_per_run, p1->threshold, stale(p1), stale(p16), bound);
+    return finish(fewer && faster && bounded ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+Verdict objstock_verdict(const ComparisonReport& report) {
+    const auto* slab = find_row(report, "slab");
+    const auto miss = slab != nullptr ? derived_of(*slab, "objcg_vmstat.miss_pct") : std::nullopt;
+    if (!miss) {
+        return finish(Outcome::not_measured,
+                      "seed 001: no objcg_vmstat counters for the slab workload");
+    }
+    const auto hit = derived_of(*slab, "obj_stock.hit_pct");
+    auto body = fmt::format("seed 001: objcg vmstat miss rate {:.1f}% (slab)", *miss);
+    if (const auto* mixed = find_row(report, "mixed")) {
+        if (const auto m = derived_of(*mixed, "objcg_vmstat.miss_pct")) {
+            body += fmt::format(", {:.1f}% (mixed)", *m);
+        }
+    }
+    if (hit) {
+        body += fmt::format("; obj-stock hit {:.1f}% (slab)", *hit);
+    }
+    body += fmt::format(" (seed: {}% with the vmstat caching, {}% before; at most {}% counts)",
+                        seed001_miss_pct_after, seed001_miss_pct_before, seed001_miss_pct_before);
+    return finish(*miss <= seed001_miss_pct_before ? Outcome::reproduced : Outcome::not_reproduced,
+                  body);
+}
+
+Verdict readtwice_verdict(const ComparisonReport& total) {
+    const auto* r16 = find_row(total, "16");
+    const auto* r1 = find_row(total, "1");
+    if (r1 == nullptr || r16 == nullptr) {
+        return finish(Outcome::not_measured, "seed 004: readtwice lacks 1 or 16 cgroups");
+    }
+    std::vector<std::string> changes;
+    for (const auto& row : total.rows) {
+        if (row.percent_change) {
+            changes.push_back(
+                fmt::format("{} cgroups {} ({})", row.value, pct(row.percent_change), pval(row)));
+        }
+    }
+    const bool collapsed = r16->significant && r16->percent_change && *r16->percent_change < 0;
+    auto body = fmt::format("seed 004: readtwice total pages/s vs 1 cgroup: {} (seed: per-memcg "
+                            "lru_lock, +11% data read at 16 cgroups; reproduced = no significant "
+                            "drop at 16)",
+                            fmt::join(changes, ", "));
+    return finish(collapsed ? Outcome::not_reproduced : Outcome::reproduced, body);
+}
+
+Json experiment_json(const ExperimentResult& r) {
+    Json params = Json::object();
+    for (const auto& [k, v] : r.parameters) {
+        params[k] = v;
+    }
+    Json reports = Json::array();
+    for (const auto& report : r.reports) {
+        // The same object `sweep --json` prints: one shape for both commands.
+        std::ostringstream s;
+        make_output(OutputFormat::json, s)->comparison(report);
+        reports.push_back(Json::parse(s.str()));
+    }
+    Json tables = Json::array();
+    for (const auto& t : r.extra) {
+        tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", t.rows}});
+    }
+    return {{"experiment", r.name},
+            {"seed", r.seed},
+            {"parameters", params},
+            {"reports", reports},
+            {"tables", tables},
+            {"notes", r.notes},
+            {"verdict",
+             {{"outcome", std::string(outcome_text(r.verdict.outcome))},
+              {"reproduced", r.verdict.outcome == Outcome::reproduced},
+              {"line", r.verdict.line}}}};
+}
+
+std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {
+    for (const auto line : split_lines(text)) {
+        const auto f = split_whitespace(line);
+        if (f.size() == 2 && f[0] == "anon") {
+            return parse_u64(f[1]);
+        }
+    }
+    return std::nullopt;
+}
+
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug) {
+    if (count <= 1) {
+        return file;
+    }
+    std::filesystem::path p(file);
+    std::string clean;
+    for (const char c : slug) {
+        clean += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '-';
+    }
+    if (clean.empty()) {
+        clean = std::to_string(index);
+    }
+    const auto name = fmt::format("{}-{}{}", p.stem().string(), clean, p.extension().string());
+    return (p.parent_path() / name).string();
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,214 @@
+#include <gtest/gtest.h>
+
+#include "memcg_statctl/comparison.h"
+#include "memcg_statctl/experiment.h"
+
+#include "cli_runner.h"
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+// A report built the way the experiment builds it: compare() over hand-made runs.
+ComparisonReport report(const std::string& knob, const std::string& workload,
+                        const std::vector<std::pair<std::string, std::vector<double>>>& values,
+                        const std::vector<Counters>& deltas = {}) {
+    std::vector<ValueRuns> runs;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        ValueRuns v{values[i].first, values[i].second, {}, {}};
+        if (i < deltas.size()) {
+            v.counter_deltas.assign(values[i].second.size(), deltas[i]);
+            v.seconds.assign(values[i].second.size(), 2.0);
+        }
+        runs.push_back(v);
+    }
+    return compare(knob, workload, runs);
+}
+
+Counters counters(std::initializer_list<std::pair<const char*, std::uint64_t>> list) {
+    Counters c;
+    for (const auto& [n, v] : list) {
+        c.add(n, v);
+    }
+    return c;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST(Experiment, RecipesNameTheirSeeds) {
+    EXPECT_EQ(recipe_names(),
+              (std::vector<std::string>{"update-flush", "reader-flush", "flush-threshold",
+                                        "objstock", "readtwice"}));
+    ASSERT_NE(find_recipe("update-flush"), nullptr);
+    EXPECT_EQ(find_recipe("update-flush")->seed, "002");
+    EXPECT_EQ(find_recipe("reader-flush")->seed, "003");
+    EXPECT_EQ(find_recipe("flush-threshold")->seed, "000");
+    EXPECT_EQ(find_recipe("objstock")->seed, "001");
+    EXPECT_EQ(find_recipe("readtwice")->seed, "004");
+    EXPECT_EQ(find_recipe("nope"), nullptr);
+}
+
+TEST(Experiment, ThresholdPointsAndBound) {
+    EXPECT_EQ(threshold_points(128), (std::vector<std::uint64_t>{0, 128, 512, 2048}));
+    EXPECT_EQ(staleness_bound(2, "global", 4), 128U);
+    EXPECT_EQ(staleness_bound(2, "per-memcg", 4), 512U);
+}
+
+TEST(Experiment, UpdateFlushReproducedOnlyWhenEveryModeIsSignificantlySlower) {
+    const std::vector<std::pair<std::string, std::vector<double>>> slower{
+        {"0", {100, 101, 99, 100}}, {"128", {95, 94, 96, 95}}, {"32", {80, 81, 79, 80}}};
+    const auto anon = report("update_flush_every", "page-fault anon", slower);
+    auto v = update_flush_verdict({anon, anon});
+    EXPECT_EQ(v.outcome, Outcome::reproduced);
+    EXPECT_TRUE(ends_with(v.line, ": reproduced")) << v.line;
+    EXPECT_NE(v.line.find("-20.0%"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("128 vs 0"), std::string::npos) << v.line;
+
+    const auto noisy =
+        report("update_flush_every", "page-fault file-shared",
+               {{"0", {100, 130, 70, 100}}, {"128", {95, 94, 96, 95}}, {"32", {90, 120, 60, 90}}});
+    v = update_flush_verdict({anon, noisy});
+    EXPECT_EQ(v.outcome, Outcome::not_reproduced);
+    EXPECT_TRUE(ends_with(v.line, ": not reproduced")) << v.line;
+
+    const auto faster = report("update_flush_every", "page-fault anon",
+                               {{"0", {80, 81, 79}}, {"32", {100, 101, 99}}});
+    EXPECT_EQ(update_flush_verdict({faster}).outcome, Outcome::not_reproduced);
+    EXPECT_EQ(update_flush_verdict({}).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, ReaderFlushWantsKernelSignificantlyFaster) {
+    const auto refault =
+        report("flush_mode", "refault", {{"always", {100, 102, 98}}, {"kernel", {200, 205, 195}}});
+    const auto reader =
+        report("flush_mode", "stat-reader", {{"always", {10, 11, 9}}, {"kernel", {10, 11, 9}}});
+    auto v = reader_flush_verdict(refault, &reader);
+    EXPECT_EQ(v.outcome, Outcome::reproduced);
+    EXPECT_NE(v.line.find("+100.0%"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("read time -50.0%"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("stat-reader"), std::string::npos) << v.line;
+
+    const auto same =
+        report("flush_mode", "refault", {{"always", {100, 130, 70}}, {"kernel", {101, 131, 71}}});
+    EXPECT_EQ(reader_flush_verdict(same, nullptr).outcome, Outcome::not_reproduced);
+    const auto missing = report("flush_mode", "refault", {{"always", {1, 2}}});
+    EXPECT_EQ(reader_flush_verdict(missing, nullptr).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, FlushThresholdNeedsCheaperAndBounded) {
+    const auto reader = report("flush_threshold", "stat-reader",
+                               {{"0", {100, 101, 99}},
+                                {"128", {120, 121, 119}},
+                                {"512", {125, 126, 124}},
+                                {"2048", {130, 131, 129}}});
+    std::vector<ThresholdPoint> points{
+        {"0", 0, 1000, 900.0, 3, 10, 2},
+        {"128", 128, 300, 900.0, 60, 10, 2},
+        {"512", 512, 100, 900.0, 200, 10, 2},
+        {"2048", 2048, 40, 900.0, 700, 10, 2},
+    };
+    auto v = flush_threshold_verdict(reader, points, 128, 128);
+    EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
+    EXPECT_NE(v.line.find("+30.0%"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("60 pages"), std::string::npos) << v.line;
+
+    points[1].staleness_pages = 129; // beyond the bound at the kernel default
+    EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_reproduced);
+    points[1].staleness_pages = 60;
+    points[3].flushes_per_run = 2000; // more flushes at 16x
+    EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_reproduced);
+    points[3].flushes_per_run = 40;
+    points[1].staleness_pages.reset(); // no valid sample
+    EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_reproduced);
+    points.pop_back();
+    EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, ObjstockComparesTheMissRateWithTheSeed) {
+    const auto low = counters({{"objcg_vmstat.updates", 1000},
+                               {"objcg_vmstat.flushes", 150},
+                               {"obj_stock.attempts", 1000},
+                               {"obj_stock.misses", 20}});
+    const auto high = counters({{"objcg_vmstat.updates", 1000}, {"objcg_vmstat.flushes", 300}});
+    auto r = report("workload", "objstock", {{"slab", {5, 6}}, {"mixed", {4, 5}}}, {low, high});
+    auto v = objstock_verdict(r);
+    EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
+    EXPECT_NE(v.line.find("15.0% (slab)"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("30.0% (mixed)"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("obj-stock hit 98.0%"), std::string::npos) << v.line;
+
+    r = report("workload", "objstock", {{"slab", {5, 6}}}, {high});
+    EXPECT_EQ(objstock_verdict(r).outcome, Outcome::not_reproduced);
+    r = report("workload", "objstock", {{"slab", {5, 6}}});
+    EXPECT_EQ(objstock_verdict(r).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, ReadtwiceReproducedUnlessTotalDropsSignificantly) {
+    auto r = report("cgroups", "readtwice total",
+                    {{"1", {100, 101, 99}}, {"4", {102, 101, 103}}, {"16", {98, 110, 95}}});
+    EXPECT_EQ(readtwice_verdict(r).outcome, Outcome::reproduced);
+    r = report("cgroups", "readtwice total",
+               {{"1", {100, 101, 99}}, {"4", {90, 91, 89}}, {"16", {60, 61, 59}}});
+    const auto v = readtwice_verdict(r);
+    EXPECT_EQ(v.outcome, Outcome::not_reproduced);
+    EXPECT_NE(v.line.find("16 cgroups -40.0%"), std::string::npos) << v.line;
+}
+
+TEST(Experiment, JsonShape) {
+    ExperimentResult r;
+    r.name = "reader-flush";
+    r.seed = "003";
+    r.parameters = {{"runs", "3"}};
+    r.reports.push_back(
+        report("flush_mode", "refault", {{"always", {100, 102, 98}}, {"kernel", {200, 205, 195}}},
+               {counters({{"flush.performed", 10}}), counters({{"flush.performed", 2}})}));
+    r.extra.push_back({"t", {"a", "b"}, {{"1", "2"}}});
+    r.notes = {"n"};
+    r.verdict = reader_flush_verdict(r.reports[0], nullptr);
+    const auto j = experiment_json(r);
+    EXPECT_EQ(j["experiment"], "reader-flush");
+    EXPECT_EQ(j["seed"], "003");
+    EXPECT_EQ(j["parameters"]["runs"], "3");
+    ASSERT_EQ(j["reports"].size(), 1U);
+    EXPECT_EQ(j["reports"][0]["knob"], "flush_mode");
+    EXPECT_EQ(j["reports"][0]["rows"][1]["value"], "kernel");
+    EXPECT_EQ(j["reports"][0]["rows"][1]["counter_deltas"]["flush.performed"], 2);
+    EXPECT_TRUE(j["reports"][0]["rows"][1]["significant"].get<bool>());
+    EXPECT_EQ(j["tables"][0]["rows"][0][1], "2");
+    EXPECT_EQ(j["verdict"]["outcome"], "reproduced");
+    EXPECT_TRUE(j["verdict"]["reproduced"].get<bool>());
+    EXPECT_EQ(j["verdict"]["line"], r.verdict.line);
+}
+
+TEST(Experiment, PlotPaths) {
+    EXPECT_EQ(plot_path_for("out/x.svg", 0, 1, "refault"), "out/x.svg");
+    EXPECT_EQ(plot_path_for("out/x.svg", 1, 2, "page-fault file-shared"),
+              "out/x-page-fault-file-shared.svg");
+    EXPECT_EQ(plot_path_for("x.png", 0, 2, ""), "x-0.png");
+}
+
+TEST(Experiment, ParsesMemoryStatAnon) {
+    EXPECT_EQ(memory_stat_anon("anon 8192\nfile 4096\n"), 8192U);
+    EXPECT_EQ(memory_stat_anon("file 1\nanon_thp 0\nanon 4096\n"), 4096U);
+    EXPECT_EQ(memory_stat_anon("file 1\n"), std::nullopt);
+}
+
+TEST(Experiment, CliRejectsUnknownRecipeAndNeedsTheModule) {
+    testing::CliRunner cli;
+    auto r = cli.run({"experiment", "bogus"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    r = cli.run({"experiment", "update-flush", "--plot", "x.txt"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    const testing::TempDir empty;
+    r = cli.run({"--debugfs", (empty.path() / "memcg_statctl").string(), "experiment", "objstock",
+                 "--runs", "2"});
+    EXPECT_EQ(r.code, 3) << r.err;
+    r = cli.run({"experiment", "--help"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("flush-threshold"), std::string::npos);
+}
+
+} // namespace
+} // namespace memcg_statctl
