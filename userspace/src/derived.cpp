@@ -31,14 +31,18 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
                        ratio(static_cast<double>(*ns_total), static_cast<double>(*performed))});
     }
     // hit % = 100 * (1 - misses / attempts), for each stock (seed 001's measure).
+    // A charge that retries after reclaim (memory.max) consults the stock
+    // again and can miss again, while it is one attempt: with more misses
+    // than attempts the ratio means nothing, so it is shown as unknown.
     for (const std::string stock : {"charge_stock", "obj_stock"}) {
         const auto attempts = counts.get(stock + ".attempts");
         const auto misses = counts.get(stock + ".misses");
         if (attempts && misses) {
-            out.push_back(
-                {stock + ".hit_pct", "%",
-                 scaled(ratio(static_cast<double>(*misses), static_cast<double>(*attempts)), -100,
-                        100)});
+            out.push_back({stock + ".hit_pct", "%",
+                           *misses > *attempts ? std::nullopt
+                                               : scaled(ratio(static_cast<double>(*misses),
+                                                              static_cast<double>(*attempts)),
+                                                        -100, 100)});
         }
     }
     // Seed 001's vmstat miss rate: stat pushes from mod_objcg_state / its calls.

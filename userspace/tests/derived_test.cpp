@@ -41,6 +41,13 @@ TEST(Derived, OmitsValuesWhoseInputsAreAbsent) {
     EXPECT_TRUE(has(d, "flushes_per_sec"));
 }
 
+TEST(Derived, RetriesBeyondAttemptsMakeHitRateUnknown) {
+    // Charges retried under memory.max miss again: 30 misses in 20 attempts.
+    const auto d = derive(parse_stats("charge_stock.attempts 20\ncharge_stock.misses 30\n"), 1.0);
+    EXPECT_TRUE(has(d, "charge_stock.hit_pct"));
+    EXPECT_FALSE(find(d, "charge_stock.hit_pct").has_value());
+}
+
 TEST(Derived, NoRatesWithoutTimeBase) {
     const auto d = derive(parse_stats("flush.performed 3\nflush.ns_total 30\n"), std::nullopt);
     EXPECT_FALSE(has(d, "flushes_per_sec"));
