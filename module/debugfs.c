@@ -59,16 +59,38 @@ static int mcs_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_stats);
 
+/*
+ * One write is one value: it must start at offset 0 and fit the buffer.
+ * One trailing newline is allowed (echo adds it); nothing else is. Copies
+ * the value, without the newline, into @buf (MCS_KNOB_MAX_LEN + 2 bytes).
+ */
+static int mcs_write_value(const char __user *ubuf, size_t count,
+			   loff_t *ppos, char *buf)
+{
+	size_t len = count;
+
+	if (*ppos || !count || count > MCS_KNOB_MAX_LEN + 1)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	/* empty, too long, or a NUL inside: not one value */
+	if (!len || len > MCS_KNOB_MAX_LEN || strlen(buf) != len)
+		return -EINVAL;
+	return 0;
+}
+
 static ssize_t mcs_reset_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	unsigned int val;
-	int ret;
+	char buf[MCS_KNOB_MAX_LEN + 2];
+	int ret = mcs_write_value(ubuf, count, ppos, buf);
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &val);
 	if (ret)
 		return ret;
-	if (val != 1)
+	if (strcmp(buf, "1"))
 		return -EINVAL;
 	mcs_counters_reset();
 	return count;
@@ -93,29 +115,15 @@ static int mcs_knob_open(struct inode *inode, struct file *file)
 	return single_open(file, mcs_knob_show, inode->i_private);
 }
 
-/*
- * One write is one value: it must start at offset 0 and fit the buffer.
- * One trailing newline is allowed (echo adds it); nothing else is.
- */
 static ssize_t mcs_knob_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	const struct mcs_knob *knob = file_inode(file)->i_private;
 	char buf[MCS_KNOB_MAX_LEN + 2];
-	size_t len = count;
-	int ret;
+	int ret = mcs_write_value(ubuf, count, ppos, buf);
 
-	if (*ppos || !count || count > MCS_KNOB_MAX_LEN + 1)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	/* empty, too long, or a NUL inside: not one value */
-	if (!len || len > MCS_KNOB_MAX_LEN || strlen(buf) != len)
-		return -EINVAL;
-	ret = knob->set(buf);
+	if (!ret)
+		ret = knob->set(buf);
 	return ret ? ret : count;
 }
 
