@@ -1,0 +1,669 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tool_test.sh: the memcg-statctl tool against the real module, in the guest.
+# busybox sh compatible. Prints TAP 13 (the "TAP version 13" line only when
+# it is not run under run_tests.sh, which sets KSFT_TAP_LEVEL, as kselftest's
+# own helpers do). Exit: 0 all passed, 1 a test failed, 4 skipped (no tool,
+# no module, not root).
+#
+# Environment: MEMCG_STATCTL (the tool, default /usr/bin/memcg-statctl),
+# MEMCG_STATCTL_KO (the module file, to reload it after the unload test).
+#
+# Under QEMU TCG, ftrace patching a function that another vCPU runs hot
+# stalls TCG (see reload_test.c). So no hook is attached or detached while a
+# workload runs: the knobs this program sets (flush_mode kernel/always,
+# flush_threshold) attach nothing, stock_hooks and update_flush_every are
+# never touched, and the module is unloaded and loaded only after every
+# workload task is gone.
+
+TOOL=${MEMCG_STATCTL:-/usr/bin/memcg-statctl}
+KO=${MEMCG_STATCTL_KO:-}
+DEBUGFS=/sys/kernel/debug
+DBG=$DEBUGFS/memcg_statctl
+CGROOT=/sys/fs/cgroup
+WORK=${TMPDIR:-/tmp}/tool_test.$$
+T_LIMIT=120	# seconds any one tool invocation may take
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+n=0
+fails=0
+passes=0
+skips=0
+
+diag() { echo "# $*"; }
+
+# Print a file as diagnostics (at most 40 lines).
+diag_file() {
+	[ -s "$1" ] || return 0
+	sed -e 's/^/#   /' -e '40q' "$1"
+}
+
+skip_all() {
+	[ -n "$KSFT_TAP_LEVEL" ] || echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+# ---- helpers -----------------------------------------------------------------
+
+# t OUT ERR ARGS...: run the tool, stdout to OUT, stderr to ERR; sets RC.
+t() {
+	_out=$1
+	_err=$2
+	shift 2
+	timeout "$T_LIMIT" "$TOOL" "$@" >"$_out" 2>"$_err"
+	RC=$?
+}
+
+# tool_ok ARGS...: run the tool (output in $WORK/out, $WORK/err), fail on rc!=0.
+tool_ok() {
+	t "$WORK/out" "$WORK/err" "$@"
+	if [ "$RC" -ne 0 ]; then
+		diag "memcg-statctl $*: exit $RC, expected 0"
+		diag_file "$WORK/err"
+		diag_file "$WORK/out"
+		return 1
+	fi
+	return 0
+}
+
+module_loaded() { [ -r "$DBG/version" ]; }
+
+# knob NAME: the module's value of a knob (read from debugfs, not the tool)
+knob() { cat "$DBG/$1" 2>/dev/null; }
+
+# counter NAME: the module's counter value (empty when the module lacks it)
+counter() { sed -n "s/^$(echo "$1" | sed 's/\./\\./g') \([0-9]*\)\$/\1/p" "$DBG/stats"; }
+
+# json_num FILE KEY: the integer of a '"KEY": N' line of a pretty-printed JSON
+json_num() {
+	sed -n "s/^ *\"$(echo "$2" | sed 's/\./\\./g')\": \([0-9][0-9]*\),\{0,1\}\$/\1/p" "$1" |
+		head -n 1
+}
+
+# json_float FILE KEY: the number of a '"KEY": N' line (integer part)
+json_float() {
+	sed -n "s/^ *\"$2\": \([0-9][0-9]*\)[.0-9e+-]*,\{0,1\}\$/\1/p" "$1" | head -n 1
+}
+
+# The tool's cgroups (memcg-statctl.PID top groups), one per line.
+tool_groups() {
+	for g in "$CGROOT"/memcg-statctl.*; do
+		[ -d "$g" ] && echo "$g"
+	done
+}
+
+# Remove what a test may have left: groups (tasks killed first, leaves first).
+remove_groups() {
+	for top in $(tool_groups); do
+		find "$top" -depth -type d | while read -r g; do
+			for p in $(cat "$g/cgroup.procs" 2>/dev/null); do
+				kill -KILL "$p" 2>/dev/null
+			done
+		done
+		sleep 1
+		find "$top" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
+}
+
+# JSON sanity for busybox: one object, braces and brackets balanced, quotes even.
+json_sane() {
+	_f=$1
+	[ "$(head -c 1 "$_f")" = "{" ] || { diag "$_f: does not start with {"; return 1; }
+	[ "$(tr -d ' \n' <"$_f" | tail -c 1)" = "}" ] || { diag "$_f: does not end with }"; return 1; }
+	_o=$(tr -cd '{' <"$_f" | wc -c)
+	_c=$(tr -cd '}' <"$_f" | wc -c)
+	[ "$_o" -eq "$_c" ] || { diag "$_f: $_o '{' but $_c '}'"; return 1; }
+	_o=$(tr -cd '[' <"$_f" | wc -c)
+	_c=$(tr -cd ']' <"$_f" | wc -c)
+	[ "$_o" -eq "$_c" ] || { diag "$_f: $_o '[' but $_c ']'"; return 1; }
+	_q=$(tr -cd '"' <"$_f" | wc -c)
+	[ $((_q % 2)) -eq 0 ] || { diag "$_f: odd number of quotes"; return 1; }
+	return 0
+}
+
+# wait_exit PID SECONDS: wait until PID is gone (reaped by `wait`); sets RC
+# to its exit status; returns 1 (and kills it) when it outlives SECONDS.
+wait_exit() {
+	_pid=$1
+	_i=0
+	while kill -0 "$_pid" 2>/dev/null; do
+		# a zombie still answers kill -0: check its state
+		case "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/"$_pid"/status 2>/dev/null)" in
+		Z) break ;;
+		esac
+		_i=$((_i + 1))
+		if [ "$_i" -gt $(($2 * 10)) ]; then
+			kill -KILL "$_pid" 2>/dev/null
+			wait "$_pid" 2>/dev/null
+			RC=137
+			return 1
+		fi
+		sleep 0.1
+	done
+	wait "$_pid"
+	RC=$?
+	WAITED_MS=$((_i * 100))
+	return 0
+}
+
+# wait_group PID SECONDS: wait until the tool PID has put a task into a leaf
+# of its memcg-statctl.PID group (the workload is running).
+wait_group() {
+	_i=0
+	while [ "$_i" -lt $(($2 * 10)) ]; do
+		[ -n "$(find "$CGROOT/memcg-statctl.$1" -name cgroup.procs -exec cat {} + 2>/dev/null)" ] &&
+			return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# ---- block device for readtwice / refault -------------------------------------
+
+FSDIR=$WORK/mnt
+FSDEV=
+
+# An ext4 (or ext2 through the ext4 driver) file system on a block device:
+# a loop device over a file in tmpfs, else zram.
+setup_fs() {
+	[ -n "$FSDEV" ] && return 0
+	mkdir -p "$FSDIR"
+	: >"$WORK/mkfs.log"
+	# ext4 asks the crypto API for crc32c on every mount; the kernel's own
+	# request_module() calls /sbin/modprobe, which this guest may not have,
+	# and busybox modprobe ignores ext4's softdep on crc32c: load it here.
+	modprobe crc32c_generic 2>>"$WORK/mkfs.log" || modprobe crc32c 2>>"$WORK/mkfs.log"
+	modprobe ext4 2>>"$WORK/mkfs.log"
+	if modprobe loop 2>>"$WORK/mkfs.log" || [ -e /dev/loop-control ]; then
+		FSDEV=$(losetup -f 2>>"$WORK/mkfs.log")
+		if [ -n "$FSDEV" ] && truncate -s 96M "$WORK/fs.img" &&
+			mke2fs -q -F -b 4096 "$WORK/fs.img" >>"$WORK/mkfs.log" 2>&1 &&
+			losetup "$FSDEV" "$WORK/fs.img" 2>>"$WORK/mkfs.log"; then
+			if mount -t ext4 "$FSDEV" "$FSDIR" 2>>"$WORK/mkfs.log"; then
+				diag "file system: ext2 image on $FSDEV, ext4 driver, at $FSDIR"
+				return 0
+			fi
+			losetup -d "$FSDEV" 2>/dev/null
+		fi
+	fi
+	if modprobe zram 2>>"$WORK/mkfs.log" && [ -e /sys/block/zram0/disksize ]; then
+		FSDEV=/dev/zram0
+		if { [ "$(cat /sys/block/zram0/disksize)" != 0 ] ||
+			echo 96M >/sys/block/zram0/disksize; } &&
+			mke2fs -q -F -b 4096 /dev/zram0 >>"$WORK/mkfs.log" 2>&1 &&
+			mount -t ext4 /dev/zram0 "$FSDIR" 2>>"$WORK/mkfs.log"; then
+			diag "file system: ext2 on /dev/zram0, ext4 driver, at $FSDIR"
+			return 0
+		fi
+	fi
+	FSDEV=
+	diag "no file system on a block device (loop and zram both failed):"
+	diag_file "$WORK/mkfs.log"
+	dmesg | grep -i 'ext4\|loop\|zram' | tail -n 5 | sed 's/^/#   /'
+	return 1
+}
+
+teardown_fs() {
+	[ -n "$FSDEV" ] || return 0
+	umount "$FSDIR" 2>/dev/null
+	case "$FSDEV" in
+	/dev/loop*) losetup -d "$FSDEV" 2>/dev/null ;;
+	/dev/zram*) echo 1 >/sys/block/zram0/reset 2>/dev/null ;;
+	esac
+	FSDEV=
+}
+
+# ---- tests -------------------------------------------------------------------
+
+# Every subcommand's --help exits 0 and prints a usage line.
+test_help() {
+	for c in "" status get set reset stats run sweep; do
+		tool_ok $c --help || return 1
+		grep -q '^Usage: memcg-statctl' "$WORK/out" || {
+			diag "memcg-statctl $c --help: no Usage line"
+			return 1
+		}
+	done
+}
+
+# status: the version keys, every hook and every knob of the module.
+test_status() {
+	tool_ok status || return 1
+	grep -q "^memcg_statctl: loaded ($DBG)" "$WORK/out" || {
+		diag "no 'loaded' line"; diag_file "$WORK/out"; return 1; }
+	abi=$(sed -n 's/^abi \(.*\)/\1/p' "$DBG/version")
+	grep -Eq "^ +abi +$abi\$" "$WORK/out" || { diag "abi $abi not shown"; return 1; }
+	while read -r name target _caller mech state _hits; do
+		grep -Eq "^ +$name +$target +[^ ]+ +$mech +$state +[0-9]+\$" "$WORK/out" || {
+			diag "hook $name $target $mech $state not shown"; diag_file "$WORK/out"; return 1; }
+	done <"$DBG/hooks"
+	for k in $KNOBS; do
+		grep -Eq "^ +$k +$(knob "$k")\$" "$WORK/out" || {
+			diag "knob $k=$(knob "$k") not shown"; return 1; }
+	done
+	tool_ok status --json || return 1
+	json_sane "$WORK/out" || return 1
+	grep -q '"loaded": true' "$WORK/out" || { diag "status --json: no loaded:true"; return 1; }
+	grep -q "\"abi\": \"$abi\"" "$WORK/out" || { diag "status --json: no abi"; return 1; }
+}
+
+# get: all knobs (exactly the module's), then each one alone, and --json.
+test_get() {
+	tool_ok get || return 1
+	mv "$WORK/out" "$WORK/get_all"
+	[ "$(wc -l <"$WORK/get_all")" -eq "$(echo $KNOBS | wc -w)" ] || {
+		diag "get printed $(wc -l <"$WORK/get_all") lines for knobs: $KNOBS"
+		diag_file "$WORK/get_all"; return 1; }
+	for k in $KNOBS; do
+		v=$(knob "$k")
+		grep -Eq "^$k +$v\$" "$WORK/get_all" || {
+			diag "get: '$k $v' missing"; diag_file "$WORK/get_all"; return 1; }
+		tool_ok get "$k" || return 1
+		grep -Eq "^$k +$v\$" "$WORK/out" && [ "$(wc -l <"$WORK/out")" -eq 1 ] || {
+			diag "get $k: expected '$k $v'"; diag_file "$WORK/out"; return 1; }
+	done
+	tool_ok get flush_mode --json || return 1
+	json_sane "$WORK/out" && grep -q "\"flush_mode\": \"$(knob flush_mode)\"" "$WORK/out" || {
+		diag "get flush_mode --json"; diag_file "$WORK/out"; return 1; }
+	t "$WORK/out" "$WORK/err" get no_such_knob
+	[ "$RC" -ne 0 ] || { diag "get no_such_knob: exit 0"; return 1; }
+}
+
+# set: good values read back (through debugfs and through get); restored.
+test_set_good() {
+	old_mode=$(knob flush_mode)
+	old_thr=$(knob flush_threshold)
+	r=0
+	tool_ok set flush_mode always || r=1
+	[ "$(knob flush_mode)" = always ] || { diag "flush_mode reads $(knob flush_mode)"; r=1; }
+	tool_ok get flush_mode && grep -Eq '^flush_mode +always$' "$WORK/out" || {
+		diag "get flush_mode after set: $(cat "$WORK/out")"; r=1; }
+	new_thr=$((old_thr + 1000))
+	tool_ok set flush_threshold "$new_thr" || r=1
+	[ "$(knob flush_threshold)" = "$new_thr" ] || {
+		diag "flush_threshold reads $(knob flush_threshold), set $new_thr"; r=1; }
+	tool_ok set flush_mode "$old_mode" || r=1
+	tool_ok set flush_threshold "$old_thr" || r=1
+	[ "$(knob flush_mode)" = "$old_mode" ] && [ "$(knob flush_threshold)" = "$old_thr" ] || {
+		diag "not restored: flush_mode $(knob flush_mode) flush_threshold $(knob flush_threshold)"
+		r=1
+	}
+	return $r
+}
+
+# bad_value KNOB VALUE: `set` exits 1 with a message, the knob unchanged.
+bad_value() {
+	before=$(knob "$1")
+	t "$WORK/out" "$WORK/err" set "$1" "$2"
+	after=$(knob "$1")
+	if [ "$RC" -ne 1 ]; then
+		diag "set $1 '$2': exit $RC, expected 1"; diag_file "$WORK/err"; return 1
+	elif [ ! -s "$WORK/err" ]; then
+		diag "set $1 '$2': no message on stderr"; return 1
+	fi
+	[ "$before" = "$after" ] || { diag "set $1 '$2' changed $before -> $after"; return 1; }
+	return 0
+}
+
+# set with a bad value: exit 1, a message, the knob unchanged.
+test_set_bad() {
+	r=0
+	bad_value flush_mode bogus || r=1
+	bad_value flush_mode "" || r=1
+	bad_value flush_threshold -1 || r=1
+	bad_value flush_threshold 12abc || r=1
+	bad_value flush_period_ms 5 || r=1
+	diag "message: $(cat "$WORK/err")"
+	t "$WORK/out" "$WORK/err" set no_such_knob 1
+	[ "$RC" -ne 0 ] || { diag "set no_such_knob 1: exit 0"; r=1; }
+	return $r
+}
+
+# reset: counters with values drop to (near) zero.
+test_reset() {
+	# reading memory.stat requests flushes on every kernel generation
+	i=0
+	while [ $i -lt 20 ]; do
+		cat "$CGROOT/memory.stat" >/dev/null
+		i=$((i + 1))
+	done
+	before=$(counter flush.requests)
+	[ "${before:-0}" -ge 20 ] || { diag "flush.requests $before after 20 memory.stat reads"; return 1; }
+	tool_ok reset || return 1
+	after=$(counter flush.requests)
+	diag "flush.requests $before -> $after"
+	[ "$after" -lt 20 ] && [ "$after" -lt "$before" ] || {
+		diag "flush.requests did not drop"; return 1; }
+	# a counter that cannot move by itself in between is exactly 0
+	[ "$(counter flush.async_queued)" = 0 ] || { diag "flush.async_queued $(counter flush.async_queued)"; return 1; }
+}
+
+# stats: every counter of the module, with its name.
+test_stats() {
+	tool_ok stats || return 1
+	grep -Eq '^COUNTER +VALUE$' "$WORK/out" || { diag "no header"; diag_file "$WORK/out"; return 1; }
+	while read -r name _value; do
+		grep -Eq "^$name +[0-9]+\$" "$WORK/out" || { diag "counter $name missing"; return 1; }
+	done <"$DBG/stats"
+}
+
+# stats --json: valid JSON with the counters object (every module counter) and derived.
+test_stats_json() {
+	tool_ok stats --json || return 1
+	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
+	grep -q '^  "counters": {' "$WORK/out" && grep -q '^  "derived": {' "$WORK/out" || {
+		diag "no counters/derived objects"; diag_file "$WORK/out"; return 1; }
+	while read -r name _value; do
+		[ -n "$(json_num "$WORK/out" "$name")" ] || { diag "\"$name\" missing"; return 1; }
+	done <"$DBG/stats"
+}
+
+# stats --watch 1 --count 2: two intervals of about a second each, text and JSON.
+test_stats_watch() {
+	start=$(date +%s)
+	tool_ok stats --watch 1 --count 2 || return 1
+	took=$(($(date +%s) - start))
+	n_int=$(grep -c '^\[interval [0-9]*: [0-9.]* s\]$' "$WORK/out")
+	[ "$n_int" -eq 2 ] && grep -q '^\[interval 1: ' "$WORK/out" && grep -q '^\[interval 2: ' "$WORK/out" || {
+		diag "expected intervals 1 and 2, got $n_int"; diag_file "$WORK/out"; return 1; }
+	[ "$(grep -c '^COUNTER  *DELTA  *PER-SEC$' "$WORK/out")" -eq 2 ] || {
+		diag "expected two rate tables"; return 1; }
+	[ "$took" -ge 2 ] && [ "$took" -le 10 ] || { diag "took $took s for 2 x 1 s"; return 1; }
+	tool_ok stats --watch 1 --count 2 --json || return 1
+	[ "$(wc -l <"$WORK/out")" -eq 2 ] || { diag "--json: $(wc -l <"$WORK/out") lines"; return 1; }
+	sed -n 1p "$WORK/out" >"$WORK/l1"
+	sed -n 2p "$WORK/out" >"$WORK/l2"
+	json_sane "$WORK/l1" && json_sane "$WORK/l2" || return 1
+	grep -q '"interval":1,' "$WORK/l1" && grep -q '"interval":2,' "$WORK/l2" &&
+		grep -q '"per_second":{' "$WORK/l1" || {
+		diag "--json lines"; diag_file "$WORK/out"; return 1; }
+}
+
+# run_workload NAME COUNTERS ARGS...: `run NAME ARGS --json` exits 0, reports
+# ops > 0, no group left, and at least one of COUNTERS (space-separated,
+# those the module has; flush.requests without the periodic ones) has a
+# delta > 0. COUNTERS "" asserts no counter.
+run_workload() {
+	w=$1
+	want=$2
+	shift 2
+	tool_ok run "$w" --duration 2 --json "$@" || return 1
+	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
+	grep -q "\"workload\": \"$w\"" "$WORK/out" || { diag "no workload $w"; return 1; }
+	ops=$(json_float "$WORK/out" total_ops_per_sec)
+	[ "${ops:-0}" -gt 0 ] || { diag "total_ops_per_sec ${ops:-missing}"; diag_file "$WORK/out"; return 1; }
+	deltas=
+	moved=
+	have=
+	for c in $want; do
+		[ -n "$(counter "$c")" ] || continue
+		have="$have $c"
+		d=$(json_num "$WORK/out" "$c")
+		# the kernel's own periodic flush is no sign of the workload
+		if [ "$c" = flush.requests ] && [ -n "$d" ]; then
+			d=$((d - $(json_num "$WORK/out" flush.periodic)))
+			c="flush.requests-flush.periodic"
+		fi
+		deltas="$deltas $c=+${d:-?}"
+		[ "${d:-0}" -gt 0 ] && moved="$moved $c"
+	done
+	diag "$w $*: $ops ops/s;$deltas"
+	diag "  all non-zero deltas:$(sed -n '/"counter_deltas": {/,/}/p' "$WORK/out" |
+		sed -n 's/^ *"\([^"]*\)": \([1-9][0-9]*\),\{0,1\}$/ \1=+\2/p' | tr -d '\n')"
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+	[ -n "$want" ] || return 0
+	[ -n "$have" ] || { diag "the module has none of: $want"; return 1; }
+	[ -n "$moved" ] || { diag "none of$have moved"; diag_file "$WORK/out"; return 1; }
+}
+
+test_run_pf_anon() { run_workload page-fault charge_stock.attempts --mode anon --cgroups 2; }
+test_run_pf_private() { run_workload page-fault charge_stock.attempts --mode file-private --dir "$WORK"; }
+test_run_pf_shared() { run_workload page-fault charge_stock.attempts --mode file-shared --dir "$WORK"; }
+test_run_slab() {
+	d=/dev/shm
+	[ -d "$d" ] || d=$WORK
+	run_workload slab "obj_stock.attempts objcg_vmstat.updates" --dir "$d"
+}
+# stat-reader with flush_mode=always (no hook attached: see the top), where
+# every memory.stat read requests a flush; with `kernel` the kernel decides.
+test_run_stat_reader() {
+	old=$(knob flush_mode)
+	tool_ok set flush_mode always || return 1
+	run_workload stat-reader flush.requests --cgroups 2 --depth 2
+	r=$?
+	reqs=$(json_num "$WORK/out" flush.requests)
+	tool_ok set flush_mode "$old" || r=1
+	[ "$r" -ne 0 ] && return $r
+	[ "${reqs:-0}" -ge 100 ] || { diag "only ${reqs:-0} flush requests in 2 s of reads"; return 1; }
+	run_workload stat-reader "" --cgroups 1
+}
+test_run_refault() {
+	setup_fs || return 1
+	run_workload refault charge_stock.attempts --dir "$FSDIR" --size 4 || return 1
+	# A page read back after memory.reclaim pushed it out is charged again:
+	# charge attempts of at least half the pages read show real refaults.
+	# (Flushes are no proof: 6.1 flushes in reclaim, 6.12 only ratelimited.)
+	[ -n "$(counter charge_stock.attempts)" ] || return 0
+	pages=$(($(json_float "$WORK/out" total_ops_per_sec) * $(json_float "$WORK/out" seconds)))
+	charged=$(json_num "$WORK/out" charge_stock.attempts)
+	diag "refault: about $pages pages read, $charged charge attempts"
+	[ "$charged" -ge $((pages / 2)) ] || {
+		diag "fewer charges than half the pages read: nothing was reclaimed?"; return 1; }
+}
+test_run_readtwice() {
+	setup_fs || return 1
+	run_workload readtwice charge_stock.attempts --dir "$FSDIR" --size 16 || return 1
+	ls "$FSDIR"/memcg-statctl-readtwice.* >/dev/null 2>&1 && {
+		diag "readtwice left its files in $FSDIR"; return 1; }
+	return 0
+}
+
+# sweep of 2 values x 2 runs: a table with both values, the knob restored.
+test_sweep() {
+	old=$(knob flush_mode)
+	tool_ok sweep --knob flush_mode --values kernel,always --workload stat-reader \
+		--runs 2 --duration 1 || return 1
+	diag_file "$WORK/out"
+	grep -q '^stat-reader ops/s by flush_mode (2 runs per value)$' "$WORK/out" || {
+		diag "no table title"; return 1; }
+	grep -Eq '^flush_mode +mean +median +stddev +%change +sig$' "$WORK/out" || {
+		diag "no table header"; return 1; }
+	grep -Eq '^kernel +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" || {
+		diag "no baseline row"; return 1; }
+	grep -Eq '^always +[0-9.]+ +[0-9.]+ +[0-9.]+ +[+-][0-9.]+% *\*?$' "$WORK/out" || {
+		diag "no 'always' row with %change"; return 1; }
+	grep -Eq '^flush\.requests +[0-9]+ +[0-9]+$' "$WORK/out" || {
+		diag "no counter row"; return 1; }
+	[ "$(knob flush_mode)" = "$old" ] || { diag "flush_mode left at $(knob flush_mode)"; return 1; }
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+	# --csv: a header and one line per value
+	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
+		--runs 2 --duration 1 --csv || return 1
+	grep -q '^knob,value,runs,mean,median,stddev,' "$WORK/out" &&
+		[ "$(grep -c '^flush_threshold,128,2,\|^flush_threshold,4096,2,' "$WORK/out")" -eq 2 ] || {
+		diag "--csv rows"; diag_file "$WORK/out"; return 1; }
+}
+
+# sweep --plot: a table and a non-empty SVG file (through gnuplot).
+test_sweep_plot() {
+	# `command -v` finds a dangling symlink too: check that it runs
+	if ! echo 'print 1' | gnuplot >/dev/null 2>&1; then
+		diag "gnuplot does not run here: $(command -v gnuplot || echo 'not in PATH')$(
+			[ -L /usr/bin/gnuplot ] && echo "; /usr/bin/gnuplot -> $(readlink /usr/bin/gnuplot)")"
+		return $KSFT_SKIP
+	fi
+	rm -f "$WORK/sweep.svg"
+	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
+		--runs 2 --duration 1 --plot "$WORK/sweep.svg" || return 1
+	grep -Eq '^flush_threshold +mean +median +stddev +%change +sig$' "$WORK/out" &&
+		grep -Eq '^128 ' "$WORK/out" && grep -Eq '^4096 ' "$WORK/out" || {
+		diag "no table"; diag_file "$WORK/out"; return 1; }
+	[ -s "$WORK/sweep.svg" ] || { diag "no plot file"; return 1; }
+	head -c 5 "$WORK/sweep.svg" | grep -q '^<?xml\|^<svg' || {
+		diag "plot starts with: $(head -c 40 "$WORK/sweep.svg")"; return 1; }
+	grep -q '</svg>' "$WORK/sweep.svg" || { diag "plot not complete"; return 1; }
+	grep -q 'flush_threshold' "$WORK/sweep.svg" || { diag "no axis label in the plot"; return 1; }
+	diag "plot: $(wc -c <"$WORK/sweep.svg") bytes"
+}
+
+# interrupt ARGS...: start the tool in the background, let the workload run,
+# SIGINT it: prompt exit, non-zero status, message, no group, no task left.
+interrupt() {
+	"$TOOL" "$@" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	if ! wait_group "$pid" 30; then
+		diag "no workload task in a memcg-statctl.$pid group after 30 s"
+		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
+	fi
+	sleep 2
+	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
+	kill -INT "$pid"
+	if ! wait_exit "$pid" 10; then
+		diag "still running 10 s after SIGINT"; return 1
+	fi
+	diag "exit $RC ${WAITED_MS} ms after SIGINT; stderr: $(head -n 1 "$WORK/err")"
+	r=0
+	[ "$RC" -ne 0 ] || { diag "exit 0 after SIGINT"; r=1; }
+	[ "$RC" -lt 128 ] || { diag "died of the signal: nothing cleaned up"; r=1; }
+	grep -qi 'interrupt' "$WORK/err" || { diag "no message about the interrupt"; r=1; }
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; r=1; }
+	for p in $tasks; do
+		[ -d "/proc/$p" ] && { diag "workload task $p still alive"; r=1; }
+	done
+	return $r
+}
+
+test_sigint_run() { interrupt run page-fault --duration 30 --cgroups 2 --depth 2; }
+test_sigint_sweep() {
+	old=$(knob flush_threshold)
+	interrupt sweep --knob flush_threshold --values 128,4096 --workload page-fault \
+		--runs 5 --duration 5 || return 1
+	[ "$(knob flush_threshold)" = "$old" ] || {
+		diag "flush_threshold left at $(knob flush_threshold), was $old"; return 1; }
+}
+
+# SIGKILL during run leaves its groups; the next run reports and removes them.
+test_sigkill_leftover() {
+	"$TOOL" run page-fault --duration 30 --cgroups 2 >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	if ! wait_group "$pid" 30; then
+		diag "no workload task in memcg-statctl.$pid after 30 s"
+		kill -KILL "$pid"; wait "$pid"; return 1
+	fi
+	sleep 1
+	kill -KILL "$pid"
+	{ wait "$pid"; } 2>/dev/null
+	[ -d "$CGROOT/memcg-statctl.$pid" ] || {
+		diag "SIGKILL left no group (nothing to test)"; return 1; }
+	diag "left after SIGKILL: $(find "$CGROOT/memcg-statctl.$pid" -type d | tr '\n' ' ')"
+	tool_ok run stat-reader --duration 1 || return 1
+	diag "next run said: $(grep leftover "$WORK/err")"
+	grep -q "removed leftover cgroup $CGROOT/memcg-statctl.$pid of dead process $pid\$" "$WORK/err" || {
+		diag "the next run did not report memcg-statctl.$pid as removed"; diag_file "$WORK/err"; return 1; }
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+}
+
+# Without the module: exit 3 and say how to load it.
+test_no_module() {
+	if [ -z "$KO" ] || [ ! -r "$KO" ]; then
+		diag "MEMCG_STATCTL_KO not set: cannot reload the module afterwards"
+		return $KSFT_SKIP
+	fi
+	rmmod memcg_statctl || { diag "rmmod failed"; return 1; }
+	r=0
+	for c in status stats get reset "set flush_mode always" "sweep --knob flush_mode --values kernel,always --workload stat-reader"; do
+		t "$WORK/out" "$WORK/err" $c
+		if [ "$RC" -ne 3 ]; then
+			diag "$c without the module: exit $RC, expected 3"; diag_file "$WORK/err"; r=1
+		elif ! grep -q 'not loaded' "$WORK/err" || ! grep -q 'insmod\|modprobe' "$WORK/err"; then
+			diag "$c: message does not say what to do:"; diag_file "$WORK/err"; r=1
+		fi
+	done
+	diag "message: $(cat "$WORK/err")"
+	# run works without the module, just without counter deltas
+	t "$WORK/out" "$WORK/err" run stat-reader --duration 1
+	[ "$RC" -eq 0 ] && grep -q 'module not loaded' "$WORK/out" || {
+		diag "run without the module: exit $RC"; diag_file "$WORK/out"; diag_file "$WORK/err"; r=1; }
+	insmod "$KO" || { diag "insmod $KO failed"; return 1; }
+	module_loaded || { diag "module back but no $DBG"; return 1; }
+	return $r
+}
+
+# With debugfs unmounted: exit 3 and say how to mount it.
+test_no_debugfs() {
+	umount "$DEBUGFS" || { diag "umount $DEBUGFS failed"; return 1; }
+	r=0
+	for c in status stats get; do
+		t "$WORK/out" "$WORK/err" $c
+		if [ "$RC" -ne 3 ]; then
+			diag "$c without debugfs: exit $RC, expected 3"; diag_file "$WORK/err"; r=1
+		elif ! grep -q "mount -t debugfs" "$WORK/err"; then
+			diag "$c: message does not say what to do:"; diag_file "$WORK/err"; r=1
+		fi
+	done
+	diag "message: $(cat "$WORK/err")"
+	mount -t debugfs debugfs "$DEBUGFS" || { diag "cannot remount debugfs"; return 1; }
+	module_loaded || { diag "no $DBG after remount"; return 1; }
+	return $r
+}
+
+# ---- main --------------------------------------------------------------------
+
+TESTS="help status get set_good set_bad reset stats stats_json stats_watch \
+run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
+run_readtwice sweep sweep_plot sigint_run sigint_sweep sigkill_leftover no_module no_debugfs"
+
+[ -x "$TOOL" ] || skip_all "$TOOL not found"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+module_loaded || skip_all "memcg_statctl module not loaded ($DBG missing)"
+[ -f "$CGROOT/cgroup.controllers" ] || skip_all "no cgroup v2 at $CGROOT"
+
+# The module's knobs: regular files with mode 0600 (ABI.md).
+KNOBS=$(cd "$DBG" && for f in *; do
+	[ "$f" != reset ] && [ "$(stat -c %a "$f")" = 600 ] && echo "$f"
+done)
+
+mkdir -p "$WORK"
+cleanup() {
+	teardown_fs
+	remove_groups
+	grep -q " $DEBUGFS debugfs" /proc/mounts ||
+		mount -t debugfs debugfs "$DEBUGFS"
+	if ! module_loaded && [ -n "$KO" ]; then
+		insmod "$KO"
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+set -- $TESTS
+[ -n "$KSFT_TAP_LEVEL" ] || echo "TAP version 13"
+echo "1..$#"
+diag "tool $TOOL; knobs: $(echo $KNOBS)"
+for test_name in "$@"; do
+	n=$((n + 1))
+	"test_$test_name"
+	rc=$?
+	case $rc in
+	0) echo "ok $n $test_name"; passes=$((passes + 1)) ;;
+	"$KSFT_SKIP") echo "ok $n $test_name # SKIP"; skips=$((skips + 1)) ;;
+	*) echo "not ok $n $test_name"; fails=$((fails + 1)) ;;
+	esac
+	# no test may leave a group for the next one
+	if [ -n "$(tool_groups)" ]; then
+		diag "removing groups left after $test_name: $(tool_groups)"
+		remove_groups
+	fi
+done
+diag "Totals: pass:$passes fail:$fails xfail:0 xpass:0 skip:$skips error:0"
+
+[ "$fails" -eq 0 ] || exit $KSFT_FAIL
+[ "$passes" -gt 0 ] || exit $KSFT_SKIP
+exit $KSFT_PASS
