@@ -590,26 +590,9 @@ out:
 
 static int update_hooks_state(const char *want)
 {
-	struct hooks hs;
-	int i, seen = 0, bad = 0;
+	static const char *const update[] = { "update." };
 
-	if (hooks_read(&hs))
-		return 1;
-	for (i = 0; i < hs.n; i++) {
-		if (strncmp(hs.h[i].name, "update.", 7))
-			continue;
-		seen++;
-		if (strcmp(hs.h[i].state, want)) {
-			diag("hook %s is %s, want %s", hs.h[i].name,
-			     hs.h[i].state, want);
-			bad++;
-		}
-	}
-	if (!seen) {
-		diag("no update.* hooks listed");
-		bad++;
-	}
-	return bad;
+	return hooks_state_is(update, ARRAY_SIZE(update), want);
 }
 
 /* queued async flushes per stat update, with update_flush_every = every */

@@ -1056,3 +1056,41 @@ int set_nice(pid_t pid, int nice)
 {
 	return setpriority(PRIO_PROCESS, pid, nice) ? -errno : 0;
 }
+
+bool kmsg_clean(const struct kmsg_mark *m)
+{
+	int r = kmsg_scan(m);
+
+	if (r)
+		diag("kernel log: %d bad lines (or error %d)", r > 0 ? r : 0,
+		     r < 0 ? r : 0);
+	return !r;
+}
+
+int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
+{
+	struct hooks hs;
+	int i, seen = 0, bad = 0;
+	size_t k;
+
+	if (hooks_read(&hs))
+		return 1;
+	for (i = 0; i < hs.n; i++) {
+		for (k = 0; k < n; k++) {
+			if (strncmp(hs.h[i].name, prefixes[k],
+				    strlen(prefixes[k])))
+				continue;
+			seen++;
+			if (strcmp(hs.h[i].state, want)) {
+				diag("hook %s is %s, want %s", hs.h[i].name,
+				     hs.h[i].state, want);
+				bad++;
+			}
+		}
+	}
+	if (!seen) {
+		diag("no hook named %s... in hooks", prefixes[0]);
+		bad++;
+	}
+	return bad;
+}

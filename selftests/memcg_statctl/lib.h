@@ -86,6 +86,12 @@ struct hooks {
 /* Parse `hooks`; -EPROTO (printed) on a line without exactly 6 fields. */
 int hooks_read(struct hooks *hs);
 const struct hook *hook_find(const struct hooks *hs, const char *name);
+/*
+ * Every hook whose name starts with one of @prefixes (@n of them) is in
+ * state @want, and there is at least one. Returns the number of problems
+ * (each said in a diagnostic), 1 when `hooks` cannot be read.
+ */
+int hooks_state_is(const char *const *prefixes, size_t n, const char *want);
 
 /* `version`: value of KEY (to end of line) or -ENOENT. */
 int version_get(const char *key, char *val, size_t size);
@@ -162,6 +168,8 @@ int kmsg_mark(struct kmsg_mark *m, const char *tag);
  * Returns their number, or -errno.
  */
 int kmsg_scan(const struct kmsg_mark *m);
+/* kmsg_scan() == 0; otherwise says so in a diagnostic. */
+bool kmsg_clean(const struct kmsg_mark *m);
 
 /* ---- tracing -------------------------------------------------------- */
 /*
