@@ -14,20 +14,9 @@ source "$(dirname "$0")/lib.sh"
 
 kver=${1:?usage: dkms-check.sh KVER}
 name=memcg-statctl
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
-finish() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ] || log "dkms-check $kver: $failed of $n checks failed"
-	exit $((failed > 0))
-}
+TAP_NAME="dkms-check $kver"
+# shellcheck source=scripts/tap.sh
+source "$MCS_ROOT/scripts/tap.sh"
 # dkms is run outside make's environment (make would pass its flags on).
 run_make() { make --no-print-directory -C "$MCS_ROOT" "$@" >&2; }
 

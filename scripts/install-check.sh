@@ -18,22 +18,10 @@
 source "$(dirname "$0")/lib.sh"
 
 kver=${1:-6.1}
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
 quiet() { "$@" >/dev/null 2>&1; }
-check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
-finish() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ] || log "install-check $kver: $failed of $n checks failed"
-	exit $((failed > 0))
-}
+TAP_NAME="install-check $kver"
+# shellcheck source=scripts/tap.sh
+source "$MCS_ROOT/scripts/tap.sh"
 
 echo "TAP version 13"
 echo "# install-check $kver"
