@@ -446,15 +446,18 @@ test_run_stat_reader() {
 test_run_refault() {
 	setup_fs || return 1
 	run_workload refault charge_stock.attempts --dir "$FSDIR" --size 4 || return 1
-	# A page read back after memory.reclaim pushed it out is charged again:
-	# charge attempts of at least half the pages read show real refaults.
+	# A page read back after memory.reclaim pushed it out is charged again,
+	# once per folio: one charge per page on 6.1 and 6.12 (measured: at
+	# least half the pages read), one per large folio of up to 512 pages
+	# on 7.x, whose ext4 caches large folios (measured: a tenth). Charge
+	# attempts below pages / 512 would mean nothing was reclaimed.
 	# (Flushes are no proof: 6.1 flushes in reclaim, 6.12 only ratelimited.)
 	[ -n "$(counter charge_stock.attempts)" ] || return 0
 	pages=$(($(json_float "$WORK/out" total_ops_per_sec) * $(json_float "$WORK/out" seconds)))
 	charged=$(json_num "$WORK/out" charge_stock.attempts)
 	diag "refault: about $pages pages read, $charged charge attempts"
-	[ "$charged" -ge $((pages / 2)) ] || {
-		diag "fewer charges than half the pages read: nothing was reclaimed?"; return 1; }
+	[ "$charged" -ge $((pages / 512)) ] && [ "$charged" -gt 0 ] || {
+		diag "fewer charges than pages / 512: nothing was reclaimed?"; return 1; }
 }
 test_run_readtwice() {
 	setup_fs || return 1
