@@ -80,17 +80,6 @@ static int stats_reader(void *arg, struct child *c)
 	return 0;
 }
 
-static int memstat_reader(void *arg, struct child *c)
-{
-	const char *cg = arg;
-	uint64_t v;
-
-	child_notify(c);
-	for (;;)
-		memstat_get(cg, "anon", &v);
-	return 0;
-}
-
 static int knob_set(const char *name, const char *val)
 {
 	ssize_t r;
@@ -295,7 +284,7 @@ static int test_cycles(void)
 		     cycles, CYCLES);
 	}
 	r = child_start(&fl, cg, fault_loop, NULL) ?:
-	    child_start(&ms, NULL, memstat_reader, cg) ?:
+	    child_start(&ms, NULL, memstat_read_loop, cg) ?:
 	    child_start(&sr, NULL, stats_reader, NULL);
 	if (!r)
 		r = child_wait_ready(&fl, 10000) ?:

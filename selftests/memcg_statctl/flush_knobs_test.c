@@ -137,23 +137,6 @@ static bool need_knobs(const char *const *names, size_t n)
 	return true;
 }
 
-static bool need_counters(const char *const *names, size_t n)
-{
-	struct stats s;
-	uint64_t v;
-	size_t i;
-
-	if (stats_read(&s))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (stats_get(&s, names[i], &v)) {
-			diag("counter %s is not in stats", names[i]);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* Put every knob back to what it was when the program started. */
 static char saved[ARRAY_SIZE(knobs)][64];
 static bool saved_ok[ARRAY_SIZE(knobs)];
@@ -305,7 +288,7 @@ static int test_never_then_always(void)
 	char cg[256];
 	int bad = 0, reads = 0;
 
-	if (!need_knobs(mode_period, 2) || !need_counters(ctr, 1))
+	if (!need_knobs(mode_period, 2) || !counters_present(ctr, 1))
 		return KSFT_SKIP;
 	if (set2("never", "0"))
 		return KSFT_FAIL;
@@ -417,7 +400,7 @@ static int test_threshold(void)
 	struct child c;
 	char cg[256], tv[32];
 
-	if (!need_knobs(k3, 3) || !need_counters(ctr, 2))
+	if (!need_knobs(k3, 3) || !counters_present(ctr, 2))
 		return KSFT_SKIP;
 
 	/* 0 behaves like always */
@@ -635,7 +618,7 @@ static int test_update_flush_every(void)
 	char cg[256];
 	int bad = 0;
 
-	if (!need_knobs(k, 2) || !need_counters(ctr, 3))
+	if (!need_knobs(k, 2) || !counters_present(ctr, 3))
 		return KSFT_SKIP;
 	if (knob_set("flush_mode", "kernel"))
 		return KSFT_FAIL;
@@ -811,17 +794,6 @@ static void *threshold_writer(void *arg)
 	return NULL;
 }
 
-static int reader_loop(void *arg, struct child *c)
-{
-	const char *cg = arg;
-	uint64_t v;
-
-	child_notify(c);
-	for (;;)
-		memstat_get(cg, "anon", &v);
-	return 0;
-}
-
 static int test_stress(void)
 {
 	static const char *const k[] = { "flush_mode", "flush_threshold" };
@@ -837,7 +809,7 @@ static int test_stress(void)
 	int bad = 0, r, i;
 	uint64_t req, perf, skip;
 
-	if (!need_knobs(k, 2) || !need_counters(ctr, 3))
+	if (!need_knobs(k, 2) || !counters_present(ctr, 3))
 		return KSFT_SKIP;
 	kmsg_mark(&mark, "flush_knob_stress");
 	if (under_tcg()) {
@@ -850,7 +822,7 @@ static int test_stress(void)
 		return KSFT_FAIL;
 	r = child_start(&f1, cg1, fault_loop, NULL) ?:
 	    child_start(&f2, cg2, fault_loop, NULL) ?:
-	    child_start(&rd, NULL, reader_loop, cg1);
+	    child_start(&rd, NULL, memstat_read_loop, cg1);
 	if (!r)
 		r = child_wait_ready(&f1, 10000) ?:
 		    child_wait_ready(&f2, 10000) ?:

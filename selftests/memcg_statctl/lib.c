@@ -1094,3 +1094,32 @@ int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
 	}
 	return bad;
 }
+
+int memstat_read_loop(void *arg, struct child *c)
+{
+	const char *cg = arg;
+	uint64_t v;
+
+	child_notify(c);
+	for (;;)
+		memstat_get(cg, "anon", &v);
+	return 0;
+}
+
+bool counters_present(const char *const *names, size_t n)
+{
+	struct stats s;
+	uint64_t v;
+	size_t i;
+
+	if (stats_read(&s))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (stats_get(&s, names[i], &v)) {
+			diag("counter %s not in stats: not implemented, or its "
+			     "hook is missing on this kernel", names[i]);
+			return false;
+		}
+	}
+	return true;
+}

@@ -92,6 +92,8 @@ const struct hook *hook_find(const struct hooks *hs, const char *name);
  * (each said in a diagnostic), 1 when `hooks` cannot be read.
  */
 int hooks_state_is(const char *const *prefixes, size_t n, const char *want);
+/* Every counter of @names (@n) is in `stats`; else says which is not. */
+bool counters_present(const char *const *names, size_t n);
 
 /* `version`: value of KEY (to end of line) or -ENOENT. */
 int version_get(const char *key, char *val, size_t size);
@@ -139,6 +141,8 @@ int pin_to_cpu(int cpu);
 
 /* child_fn: fault in *(size_t *)arg pages, notify, hold until released. */
 int fault_and_hold(void *arg, struct child *c);
+/* child_fn: read `anon` of memory.stat of cgroup (char *)arg forever. */
+int memstat_read_loop(void *arg, struct child *c);
 /* child_fn: loop mmap 8 MiB, touch, munmap (+read memory.stat if arg). */
 int fault_loop(void *arg, struct child *c);
 

@@ -40,24 +40,6 @@ static const char *const obj_counters[] = {
 	"obj_stock.drains", "objcg_vmstat.updates", "objcg_vmstat.flushes",
 };
 
-static bool have_counters(const char *const *names, size_t n)
-{
-	struct stats s;
-	uint64_t v;
-	size_t i;
-
-	if (stats_read(&s))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (stats_get(&s, names[i], &v)) {
-			diag("counter %s not in stats: not implemented, or its "
-			     "hook is missing on this kernel", names[i]);
-			return false;
-		}
-	}
-	return true;
-}
-
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * part / whole : 0;
@@ -146,7 +128,7 @@ static int test_charge_single(void)
 {
 	struct stats s0, s1;
 
-	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)))
 		return KSFT_SKIP;
 	if (run_pinned_fault(P_PAGES, &s0, &s1))
 		return KSFT_FAIL;
@@ -221,7 +203,7 @@ static int test_charge_turns(void)
 	int turns, n;
 	uint64_t att, miss, drains;
 
-	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)))
 		return KSFT_SKIP;
 	if (version_get("stock_model", model, sizeof(model))) {
 		diag("no stock_model in version");
@@ -411,7 +393,7 @@ static int test_obj_files(void)
 	uint64_t att, miss, upd, fl;
 	int bad = 0;
 
-	if (!have_counters(obj_counters, ARRAY_SIZE(obj_counters)))
+	if (!counters_present(obj_counters, ARRAY_SIZE(obj_counters)))
 		return KSFT_SKIP;
 	if (run_files(&s0, &s1, &s2))
 		return KSFT_FAIL;
@@ -465,8 +447,8 @@ static int test_stock_switch(void)
 	int bad = 0;
 	ssize_t r;
 
-	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)) ||
-	    !have_counters(obj_counters, ARRAY_SIZE(obj_counters)))
+	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)) ||
+	    !counters_present(obj_counters, ARRAY_SIZE(obj_counters)))
 		return KSFT_SKIP;
 	if (!statctl_has("stock_hooks")) {
 		diag("no stock_hooks switch in %s", STATCTL_DIR);
@@ -575,7 +557,7 @@ static int test_stock_reload(void)
 	struct stats s0, s1;
 	int bad = 0, r, pass;
 
-	if (!have_counters(charge_counters, ARRAY_SIZE(charge_counters)))
+	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)))
 		return KSFT_SKIP;
 	if (!ko) {
 		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
