@@ -1,5 +1,5 @@
 # Installation, DKMS and signing targets of memcg-statctl; included by the
-# top-level Makefile. `make help-install` lists them; scripts/INSTALL.md is
+# top-level Makefile. `make help-install` lists them; README.md ("Installing on a test machine") is
 # the user's guide. The targets are idempotent: running one twice is the same
 # as running it once.
 #
@@ -189,6 +189,11 @@ dkms-src:
 		echo "$(DKMS) remove $(DKMS_NAME)/$(MCS_VERSION) --all"; \
 		$(DKMS) remove $(DKMS_NAME)/$(MCS_VERSION) --all; \
 	fi
+	@# dkms can fail and still exit 0 (without /dev/fd, for one): check.
+	@if [ -n "$$($(DKMS) status -m $(DKMS_NAME) -v $(MCS_VERSION) 2>/dev/null)" ]; then \
+		echo "dkms-remove: dkms still lists $(DKMS_NAME)/$(MCS_VERSION): see dkms's messages above" >&2; \
+		exit 1; \
+	fi
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)/module
 	install -m 0644 $(CURDIR)/dkms.conf $(CURDIR)/Kbuild $(DKMS_SRC)/
@@ -207,5 +212,10 @@ dkms-remove:
 	@if [ -n "$$($(DKMS) status -m $(DKMS_NAME) -v $(MCS_VERSION))" ]; then \
 		echo "$(DKMS) remove $(DKMS_NAME)/$(MCS_VERSION) --all"; \
 		$(DKMS) remove $(DKMS_NAME)/$(MCS_VERSION) --all; \
+	fi
+	@# dkms can fail and still exit 0 (without /dev/fd, for one): check.
+	@if [ -n "$$($(DKMS) status -m $(DKMS_NAME) -v $(MCS_VERSION) 2>/dev/null)" ]; then \
+		echo "dkms-remove: dkms still lists $(DKMS_NAME)/$(MCS_VERSION): see dkms's messages above" >&2; \
+		exit 1; \
 	fi
 	rm -rf $(DKMS_SRC)
