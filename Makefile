@@ -11,7 +11,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest check checkpatch demo bench experiment clean help
+.PHONY: all module userspace unit deps vmtest readme-check check checkpatch demo bench experiment clean help
 
 all: module
 
@@ -21,6 +21,7 @@ help:
 	@echo "make unit                  run the unit tests (no root, no module)"
 	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
 	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest (6.1, 6.12, 7.3)"
+	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
@@ -52,6 +53,11 @@ checkpatch:
 vmtest:
 	scripts/vmtest.sh $(KVER)
 
+# The README's "Installing on a test machine", word for word, in a guest
+# booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
+readme-check: userspace
+	scripts/readme-check.sh 6.1
+
 check:
 	$(MAKE) deps
 	$(MAKE) unit
@@ -62,6 +68,7 @@ check:
 	scripts/dkms-check.sh 6.1
 	scripts/dkms-check.sh 6.12
 	scripts/install-check.sh 6.1
+	$(MAKE) readme-check
 
 demo: userspace
 	scripts/demo.sh $(KVER)

@@ -1,0 +1,58 @@
+#!/bin/bash
+# readme-blocks.sh: read the command blocks of README.md, so that tests run
+# what the README says, as it says it.
+#
+#   readme-blocks.sh commands README HEADING N
+#       the commands of the Nth fenced block (from 1) under the heading line
+#       HEADING (e.g. "### With DKMS"), one per line: a line ending in a
+#       backslash is joined with the next, as the shell would.
+#   readme-blocks.sh apt-packages README
+#       the packages of every `apt-get install` command in the section
+#       "## Installing on a test machine", one per line, as written (so
+#       `linux-headers-$(uname -r)` comes out as is).
+# Exit: 0, or 1 when the block (or any apt-get line) is not there.
+set -euo pipefail
+
+mode=${1:?usage: readme-blocks.sh commands README HEADING N | apt-packages README}
+readme=${2:?README path}
+
+# Every logical line of every fenced block, prefixed by the heading it is
+# under and its block's number there: "HEADING<TAB>N<TAB>command".
+logical_lines() {
+	awk '
+	/^```/ && !fence { fence = 1; blocks[heading]++; next }
+	/^```/ && fence { fence = 0; next }
+	!fence && /^#+ / { heading = $0; next }
+	fence {
+		line = $0
+		if (cont != "") { sub(/^[ \t]+/, " ", line); line = cont line; cont = "" }
+		if (line ~ /\\$/) { cont = substr(line, 1, length(line) - 1); next }
+		if (line ~ /^[ \t]*$/) next
+		printf "%s\t%d\t%s\n", heading, blocks[heading], line
+	}' "$readme"
+}
+
+case "$mode" in
+commands)
+	heading=${3:?heading}
+	nth=${4:?block number}
+	out=$(logical_lines | awk -F'\t' -v h="$heading" -v n="$nth" \
+		'$1 == h && $2 == n { sub(/^[^\t]*\t[^\t]*\t/, ""); print }')
+	[ -n "$out" ] || { echo "readme-blocks: no block $nth under '$heading' in $readme" >&2; exit 1; }
+	printf '%s\n' "$out"
+	;;
+apt-packages)
+	out=$(awk '/^## / { inside = ($0 == "## Installing on a test machine") } inside' "$readme" |
+		readme=/dev/stdin logical_lines | cut -f3 |
+		awk '$1 == "apt-get" && $2 == "install" {
+			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
+			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }
+		}')
+	[ -n "$out" ] || { echo "readme-blocks: no apt-get install line in the install section of $readme" >&2; exit 1; }
+	printf '%s\n' "$out"
+	;;
+*)
+	echo "readme-blocks: unknown mode '$mode'" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,168 @@
+#!/bin/bash
+# readme-steps.sh SRC: follow README.md's "Installing on a test machine"
+# word for word on the machine it runs on (the README-test guest booted by
+# readme-check.sh, as root, in SRC, a copy of the repository), and check
+# after each block that it did what the README says. Output: TAP 13.
+#
+# Each command of a block is taken from README.md by readme-blocks.sh and run
+# as it stands with bash, from SRC, as a reader pasting it would; a command
+# that fails is a failed test. Order: both ways of installing end with the
+# module loaded, so the "Loading" block runs after each of them:
+#   Prerequisites; DKMS install; Loading; DKMS removal;
+#   make install; Loading; Secure Boot (signing, make install over it);
+#   make install removal; then "Using it on a real test machine" (insmod
+#   from the tree).
+# Commands that need UEFI firmware and a reboot (mokutil --import,
+# --test-key, --delete) are reported as skipped; `mokutil --sb-state` is
+# skipped when the machine has no EFI variables.
+set -uo pipefail
+
+src=${1:?usage: readme-steps.sh SRC}
+cd "$src" || exit 1
+readme=$src/README.md
+krel=$(uname -r)
+mods=/lib/modules/$krel
+dbg=/sys/kernel/debug/memcg_statctl
+out=$(mktemp)
+export LC_ALL=C.UTF-8
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+diag_out() { sed 's/^/#   /' "$out" | tail -n "${1:-25}"; }
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@" >"$out" 2>&1; then ok "$what"; else notok "$what"; diag_out; fi
+}
+loaded() { [ -d /sys/module/memcg_statctl ]; }
+knob_is() { [ "$(cat "$dbg/$1" 2>/dev/null)" = "$2" ]; }
+dkms_ko() { find "$mods/updates/dkms" -name 'memcg_statctl.ko*' 2>/dev/null | head -n1; }
+
+# Checks tied to one command, run right after it succeeded; $out holds what
+# it printed.
+after_command() {
+	case "$1" in
+	"modprobe memcg_statctl flush_mode=never flush_period_ms=0")
+		check "  the parameters took: flush_mode never, flush_period_ms 0" \
+			bash -c "[ \"\$(cat $dbg/flush_mode)\" = never ] && [ \"\$(cat $dbg/flush_period_ms)\" = 0 ]"
+		;;
+	"cat $dbg/version")
+		check "  version names this kernel ($krel)" grep -qx "kernel $krel" "$saved"
+		;;
+	"memcg-statctl status")
+		check "  status says the module is loaded" grep -q '^memcg_statctl: loaded' "$saved"
+		;;
+	"man memcg-statctl")
+		check "  the man page has NAME, SYNOPSIS and EXIT STATUS" \
+			bash -c "grep -q '^NAME' '$saved' && grep -q '^SYNOPSIS' '$saved' && grep -q '^EXIT STATUS' '$saved'"
+		;;
+	"modinfo memcg_statctl")
+		check "  modinfo lists the knob parameters" \
+			bash -c "grep -q '^parm: *flush_mode:' '$saved' && grep -q '^parm: *flush_period_ms:' '$saved'"
+		;;
+	esac
+}
+
+# run_block HEADING N: every command of that README block, in order.
+run_block() {
+	local heading=$1 nth=$2 cmd cmds reason
+	echo "# README: $heading, block $nth"
+	if ! cmds=$("$src/scripts/readme-blocks.sh" commands "$readme" "$heading" "$nth"); then
+		notok "README has block $nth under '$heading'"
+		return
+	fi
+	while IFS= read -r cmd; do
+		reason=
+		case "$cmd" in
+		"mokutil --import "* | "mokutil --test-key "* | "mokutil --delete "*)
+			reason="needs UEFI firmware with shim (MokManager) and a reboot" ;;
+		esac
+		if [ -n "$reason" ]; then
+			skip "$cmd" "$reason"
+			continue
+		fi
+		if bash -c "$cmd" </dev/null >"$out" 2>&1; then
+			saved=$(mktemp)
+			cp "$out" "$saved"
+			ok "$cmd"
+			diag_out 8
+			after_command "$cmd"
+			rm -f "$saved"
+		elif [ "$cmd" = "mokutil --sb-state" ] && grep -q 'EFI variables are not supported' "$out"; then
+			skip "$cmd" "no EFI variables in this guest (BIOS boot): $(head -n1 "$out")"
+		else
+			notok "$cmd"
+			diag_out
+		fi
+	done <<<"$cmds"
+}
+
+echo "TAP version 13"
+echo "# README test on $krel in $src"
+
+run_block "### Prerequisites" 1
+
+run_block "### With DKMS" 1
+check "DKMS: dkms status says installed for $krel" \
+	bash -c "dkms status memcg-statctl | grep -q ', $krel, .*: installed'"
+check "DKMS: module in $mods/updates/dkms/" test -n "$(dkms_ko)"
+check "DKMS: modprobe resolves it there" \
+	bash -c "modprobe --show-depends memcg_statctl | grep -q '$mods/updates/dkms/memcg_statctl.ko'"
+check "DKMS: the module is loaded, its debugfs directory is there" \
+	bash -c "[ -d /sys/module/memcg_statctl ] && [ -r $dbg/version ]"
+check "DKMS: dkms signed it with its own key (/var/lib/dkms/mok.pub, modinfo signer)" \
+	bash -c "[ -s /var/lib/dkms/mok.pub ] && [ -n \"\$(modinfo -F signer '$(dkms_ko)')\" ]"
+check "DKMS: the tool is installed (/usr/local/bin/memcg-statctl)" test -x /usr/local/bin/memcg-statctl
+
+run_block "### Loading, parameters, debugfs" 1
+
+run_block "### With DKMS" 2
+check "DKMS removed: the module is unloaded" bash -c "! [ -d /sys/module/memcg_statctl ]"
+check "DKMS removed: dkms status prints nothing" test -z "$(dkms status memcg-statctl 2>&1)"
+check "DKMS removed: no /usr/src/memcg-statctl-*, no /var/lib/dkms/memcg-statctl" \
+	bash -c "! ls -d /usr/src/memcg-statctl-* /var/lib/dkms/memcg-statctl 2>/dev/null | grep -q ."
+check "DKMS removed: no module under $mods, modprobe finds none" \
+	bash -c "[ -z \"\$(find $mods -name 'memcg_statctl.ko*')\" ] && ! modinfo memcg_statctl"
+check "DKMS removed: no tool, no man page" \
+	bash -c "[ ! -e /usr/local/bin/memcg-statctl ] && [ ! -e /usr/local/share/man/man1/memcg-statctl.1 ]"
+
+run_block "### With make install" 1
+check "make install: module in $mods/extra/" test -s "$mods/extra/memcg_statctl.ko"
+check "make install: modprobe resolves it there" \
+	bash -c "modprobe --show-depends memcg_statctl | grep -q '$mods/extra/memcg_statctl.ko'"
+check "make install: the module is loaded" loaded
+check "make install: tool and man page installed" \
+	bash -c "[ -x /usr/local/bin/memcg-statctl ] && [ -s /usr/local/share/man/man1/memcg-statctl.1 ]"
+# Use it beyond `status`: a knob set through the installed tool, read back
+# from debugfs, and the counters.
+check "make install: memcg-statctl set flush_mode always" memcg-statctl set flush_mode always
+check "make install: debugfs reads flush_mode always" knob_is flush_mode always
+check "make install: memcg-statctl stats" memcg-statctl stats
+
+run_block "### Loading, parameters, debugfs" 1
+
+run_block "### Secure Boot" 1
+run_block "### Secure Boot" 2
+run_block "### Secure Boot" 3
+check "Secure Boot: the installed module carries the signature" \
+	bash -c "[ \"\$(modinfo -F signer $mods/extra/memcg_statctl.ko)\" = 'memcg-statctl module signing key' ]"
+run_block "### Secure Boot" 4
+check "Secure Boot: the module is loaded" loaded
+
+run_block "### With make install" 2
+check "make uninstall: the module is unloaded" bash -c "! [ -d /sys/module/memcg_statctl ]"
+check "make uninstall: no module under $mods, modprobe finds none" \
+	bash -c "[ -z \"\$(find $mods -name 'memcg_statctl.ko*')\" ] && ! modinfo memcg_statctl"
+check "make uninstall: no tool, no man page" \
+	bash -c "[ ! -e /usr/local/bin/memcg-statctl ] && [ ! -e /usr/local/share/man/man1/memcg-statctl.1 ]"
+
+run_block "## Using it on a real test machine" 1
+check "insmod from the tree: unloaded again by the block's rmmod" \
+	bash -c "! [ -d /sys/module/memcg_statctl ]"
+
+echo "1..$n"
+rm -f "$out"
+exit $((failed > 0))
