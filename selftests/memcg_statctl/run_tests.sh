@@ -8,16 +8,19 @@
 #   TEST...     programs to run (default: those in tests.list next to this
 #               script, else the built-in list)
 #   -t SECONDS  per-test timeout (default $KSFT_TIMEOUT or 300)
+# An entry of the list (or a TEST) may be NAME:SECONDS: that program's own
+# timeout, used when longer than the per-test one. A TEST given as a bare
+# NAME takes its own timeout from tests.list.
 # Exit status: 0 when no test failed (skips are fine), 1 otherwise.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${KSFT_TIMEOUT:-300}
-DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test flush_knobs_test reload_test hostile_test fault_test tool_test.sh"
+DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test flush_knobs_test reload_test hostile_test fault_test:600 tool_test.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) TIMEOUT=$2; shift 2 ;;
-	-h|--help) sed -n '4,11p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,14p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -35,12 +38,20 @@ fi
 KSFT_TAP_LEVEL=1
 export KSFT_TAP_LEVEL
 
-if command -v timeout >/dev/null 2>&1; then
-	TIMEOUT_CMD="timeout $TIMEOUT"
-else
-	TIMEOUT_CMD=""
+HAVE_TIMEOUT=1
+if ! command -v timeout >/dev/null 2>&1; then
+	HAVE_TIMEOUT=0
 	echo "# no timeout command: tests run without a time limit"
 fi
+
+# the timeout of entry $1: NAME:SECONDS, else NAME's entry in tests.list
+own_timeout() {
+	case "$1" in
+	*:*) echo "${1#*:}"; return ;;
+	esac
+	[ -r "$DIR/tests.list" ] &&
+		grep "^$1:" "$DIR/tests.list" | head -n 1 | sed 's/^[^:]*://'
+}
 
 set -- $TESTS
 echo "TAP version 13"
@@ -49,8 +60,14 @@ echo "1..$#"
 RC_FILE=${TMPDIR:-/tmp}/memcg_statctl_rc.$$
 n=0
 fails=0
-for t in "$@"; do
+for entry in "$@"; do
 	n=$((n + 1))
+	t=${entry%%:*}
+	limit=$TIMEOUT
+	own=$(own_timeout "$entry")
+	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
+	TIMEOUT_CMD=""
+	[ "$HAVE_TIMEOUT" = 1 ] && TIMEOUT_CMD="timeout $limit"
 	name="selftests: memcg_statctl: $t"
 	echo "# $name"
 	if [ ! -x "$DIR/$t" ]; then
@@ -68,7 +85,7 @@ for t in "$@"; do
 	case "$rc" in
 	0) echo "ok $n $name" ;;
 	4) echo "ok $n $name # SKIP" ;;
-	124|143) echo "not ok $n $name # TIMEOUT $TIMEOUT seconds"
+	124|143) echo "not ok $n $name # TIMEOUT $limit seconds"
 		fails=$((fails + 1)) ;;
 	*) echo "not ok $n $name # exit=$rc"
 		fails=$((fails + 1)) ;;

@@ -15,7 +15,9 @@
 # workload runs: the knobs this program sets (flush_mode kernel/always,
 # flush_threshold) attach nothing, stock_hooks and update_flush_every are
 # never touched, and the module is unloaded and loaded only after every
-# workload task is gone.
+# workload task is gone, except in the *_during_* tests, which unload it
+# under a workload on purpose: there the tool, its tasks and rmmod all run
+# on cpu 0 (as fault_test.c does it).
 
 TOOL=${MEMCG_STATCTL:-/usr/bin/memcg-statctl}
 KO=${MEMCG_STATCTL_KO:-}
@@ -572,6 +574,99 @@ test_sigkill_leftover() {
 	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
 }
 
+# rmmod_retry: unload the module (on cpu 0), retrying while a debugfs file
+# of it is open (EBUSY/EAGAIN) for up to 10 s.
+rmmod_retry() {
+	_i=0
+	while ! taskset 1 rmmod memcg_statctl 2>"$WORK/rmmod.err"; do
+		_i=$((_i + 1))
+		if [ "$_i" -ge 50 ]; then
+			diag "rmmod: $(cat "$WORK/rmmod.err")"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# vanish_during rmmod|umount ARGS...: start the tool with ARGS in the
+# background (on cpu 0), wait until its workload runs, then unload the
+# module (rmmod) or lazily unmount debugfs (umount -l). The tool must exit
+# within 30 s with status 3 and one line on stderr naming what disappeared,
+# leaving no cgroup and no workload task. The module and debugfs are back
+# afterwards either way.
+vanish_during() {
+	what=$1
+	shift
+	taskset 1 "$TOOL" "$@" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	if ! wait_group "$pid" 30; then
+		diag "no workload task in a memcg-statctl.$pid group after 30 s"
+		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
+	fi
+	sleep 1
+	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
+	r=0
+	case $what in
+	rmmod)
+		want="memcg_statctl module was unloaded during the run"
+		rmmod_retry || r=1
+		;;
+	umount)
+		want="debugfs is no longer mounted at $DEBUGFS"
+		umount -l "$DEBUGFS" || { diag "umount -l $DEBUGFS failed"; r=1; }
+		;;
+	esac
+	if wait_exit "$pid" 30; then
+		diag "exit $RC ${WAITED_MS} ms after $what; stderr: $(cat "$WORK/err")"
+		[ "$RC" -eq 3 ] || { diag "exit $RC, expected 3"; r=1; }
+		grep -q "$want" "$WORK/err" || { diag "stderr does not say: $want"; r=1; }
+		[ "$(wc -l <"$WORK/err")" -eq 1 ] || {
+			diag "stderr has $(wc -l <"$WORK/err") lines, expected one:"
+			diag_file "$WORK/err"; r=1; }
+	else
+		diag "still running 30 s after $what (killed)"; diag_file "$WORK/err"; r=1
+	fi
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; r=1; }
+	for p in $tasks; do
+		[ -d "/proc/$p" ] && { diag "workload task $p still alive"; r=1; }
+	done
+	case $what in
+	rmmod) module_loaded || insmod "$KO" || { diag "insmod $KO failed"; r=1; } ;;
+	umount) mount -t debugfs debugfs "$DEBUGFS" || { diag "cannot remount debugfs"; r=1; } ;;
+	esac
+	module_loaded || { diag "module not back at $DBG"; r=1; }
+	return $r
+}
+
+need_ko() {
+	[ -n "$KO" ] && [ -r "$KO" ] && return 0
+	diag "MEMCG_STATCTL_KO not set: cannot reload the module afterwards"
+	return 1
+}
+
+# The module unloaded while `run` measures: exit 3 at once, groups removed.
+test_unload_during_run() {
+	need_ko || return $KSFT_SKIP
+	vanish_during rmmod run page-fault --duration 60 --cgroups 2 --depth 2
+}
+
+# debugfs unmounted (lazily) while `run` measures: the same.
+test_unmount_during_run() {
+	vanish_during umount run stat-reader --duration 60 --cgroups 2
+}
+
+# The module unloaded during a sweep (which writes the knob between runs):
+# the same, and the reloaded module has its own flush_threshold (nothing of
+# the sweep written into it).
+test_unload_during_sweep() {
+	need_ko || return $KSFT_SKIP
+	old=$(knob flush_threshold)
+	vanish_during rmmod sweep --knob flush_threshold --values 128,4096 \
+		--workload page-fault --runs 5 --duration 2 || return 1
+	[ "$(knob flush_threshold)" = "$old" ] || {
+		diag "flush_threshold $(knob flush_threshold) after the reload, was $old"; return 1; }
+}
+
 # Without the module: exit 3 and say how to load it.
 test_no_module() {
 	if [ -z "$KO" ] || [ ! -r "$KO" ]; then
@@ -620,7 +715,8 @@ test_no_debugfs() {
 
 TESTS="help status get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
-run_readtwice sweep sweep_plot sigint_run sigint_sweep sigkill_leftover no_module no_debugfs"
+run_readtwice sweep sweep_plot sigint_run sigint_sweep sigkill_leftover \
+unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"
 
 [ -x "$TOOL" ] || skip_all "$TOOL not found"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

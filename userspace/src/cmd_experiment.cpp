@@ -207,7 +207,8 @@ private:
         }
         Placement placement(hierarchy);
         const auto before = client_.stats();
-        auto m = run_workload(w, RunPlan{job.tasks, opt_.duration}, placement);
+        const RunPlan plan{job.tasks, opt_.duration, [this] { client_.require_still_module(); }};
+        auto m = run_workload(w, plan, placement);
         return {std::move(m), Counters::delta(before, client_.stats())};
     }
 

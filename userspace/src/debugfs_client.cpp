@@ -31,7 +31,12 @@ DebugfsClient::DebugfsClient(std::filesystem::path root, FileWriter writer)
     : root_(std::move(root)), writer_(std::move(writer)) {}
 
 std::string DebugfsClient::read(std::string_view file) const {
-    return read_file(root_ / file);
+    try {
+        return read_file(root_ / file);
+    } catch (const ToolError&) {
+        require_still_module(); // "cannot read ...": say it when the module is gone
+        throw;
+    }
 }
 
 VersionInfo DebugfsClient::version() const {
@@ -62,6 +67,7 @@ std::vector<std::string> DebugfsClient::knob_names() const {
         }
     }
     if (ec) {
+        require_still_module();
         throw ToolError(fmt::format("cannot list {}: {}", root_.string(), ec.message()));
     }
     std::sort(names.begin(), names.end());
@@ -83,6 +89,9 @@ void DebugfsClient::write_knob(std::string_view name, std::string_view value) co
                                     fmt::join(knob_names(), ", ")));
     }
     const int err = writer_(root_ / name, fmt::format("{}\n", value));
+    if (err != 0 && err != EINVAL) {
+        require_still_module();
+    }
     if (err == EINVAL) {
         throw ToolError(fmt::format("the module rejected {} = \"{}\" (EINVAL); {} is unchanged",
                                     name, value, name));
@@ -96,6 +105,7 @@ void DebugfsClient::write_knob(std::string_view name, std::string_view value) co
 void DebugfsClient::reset_counters() const {
     const int err = writer_(root_ / "reset", "1\n");
     if (err != 0) {
+        require_still_module();
         throw ToolError(fmt::format("cannot reset counters ({}): {}", (root_ / "reset").string(),
                                     std::strerror(err)));
     }

@@ -63,4 +63,27 @@ void require_available(const std::filesystem::path& root) {
     }
 }
 
+std::string vanished_message(Availability a, const std::filesystem::path& root) {
+    switch (a) {
+    case Availability::available:
+        return "memcg_statctl module loaded";
+    case Availability::not_root:
+        return fmt::format("permission denied on {} during the run", root.string());
+    case Availability::debugfs_not_mounted:
+        return fmt::format("debugfs is no longer mounted at {} (unmounted during the run)",
+                           root.parent_path().string());
+    case Availability::module_not_loaded:
+        return fmt::format("memcg_statctl module was unloaded during the run ({} is gone)",
+                           root.string());
+    }
+    return "unknown availability state";
+}
+
+void require_still_available(const std::filesystem::path& root) {
+    const auto a = probe_availability(root);
+    if (a != Availability::available) {
+        throw ToolError(ExitCode::unavailable, vanished_message(a, root));
+    }
+}
+
 } // namespace memcg_statctl

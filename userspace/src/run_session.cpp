@@ -62,7 +62,8 @@ NameValues run_parameters(const RunOptions& o, const Workload& w) {
 
 RunSession::RunSession(const Context& ctx, const RunOptions& options)
     : ctx_(ctx), options_(options), workload_(make_workload(options.workload)),
-      backend_(std::make_unique<LibcgroupBackend>()) {
+      backend_(std::make_unique<LibcgroupBackend>()),
+      module_(ctx.client().availability() == Availability::available) {
     for (const auto& left : remove_leftover_groups(*backend_)) {
         if (left.removed) {
             fmt::print(ctx_.env.err, "removed leftover cgroup {} of dead process {}\n",
@@ -76,11 +77,16 @@ RunSession::RunSession(const Context& ctx, const RunOptions& options)
 
 RunOutcome RunSession::run_once() {
     const auto client = ctx_.client();
-    const bool module = client.availability() == Availability::available;
+    if (module_) {
+        client.require_still_module();
+    }
     CgroupHierarchy hierarchy(*backend_, options_.cgroups, options_.depth);
     HierarchyPlacement placement(hierarchy);
-    const RunPlan plan{options_.tasks, options_.duration};
-    const auto before = module ? std::optional<Counters>(client.stats()) : std::nullopt;
+    RunPlan plan{options_.tasks, options_.duration, {}};
+    if (module_) {
+        plan.check = [&client] { client.require_still_module(); };
+    }
+    const auto before = module_ ? std::optional<Counters>(client.stats()) : std::nullopt;
     RunOutcome outcome{run_workload(*workload_, plan, placement), std::nullopt};
     if (before) {
         outcome.counter_deltas = Counters::delta(*before, client.stats());

@@ -37,6 +37,9 @@ struct RunOutcome {
 class RunSession {
 public:
     // Sets up libcgroup and removes leftover groups of dead earlier runs (reported on err).
+    // Whether the module is loaded now decides for every run of the session: with it, a
+    // run measures counter deltas and fails (exit 3, tasks stopped, cgroups removed) as
+    // soon as the module is unloaded or debugfs unmounted; without it, runs have no deltas.
     RunSession(const Context& ctx, const RunOptions& options);
     const Workload& workload() const { return *workload_; }
     RunOutcome run_once();
@@ -46,6 +49,7 @@ private:
     RunOptions options_;
     std::unique_ptr<Workload> workload_;
     std::unique_ptr<CgroupBackend> backend_;
+    bool module_ = false;
 };
 
 } // namespace memcg_statctl

@@ -39,6 +39,9 @@ KnobRestorer::KnobRestorer(const DebugfsClient& client, std::string knob)
     : client_(client), knob_(std::move(knob)), original_(client.read_knob(knob_)) {}
 
 KnobRestorer::~KnobRestorer() {
+    if (client_.availability() == Availability::module_not_loaded) {
+        return; // the knob went with the module; a new load starts from its parameters
+    }
     try {
         client_.write_knob(knob_, original_);
     } catch (const std::exception& e) {

@@ -220,6 +220,14 @@ RunMeasurement run_workload(Workload& workload, const RunPlan& plan, TaskPlaceme
             shared.stop() = true;
             throw ToolError(*failure);
         }
+        if (plan.check) {
+            try {
+                plan.check();
+            } catch (...) {
+                shared.stop() = true;
+                throw;
+            }
+        }
         const auto left = std::chrono::duration_cast<Clock::duration>(end - Clock::now());
         std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
     }

@@ -87,5 +87,70 @@ TEST(Availability, MessagesSayWhatToDo) {
               std::string::npos);
 }
 
+// What `op` throws: its exit code and message (fails the test if it throws nothing).
+template <typename Op>
+std::pair<ExitCode, std::string> error_of(Op op) {
+    try {
+        op();
+    } catch (const ToolError& e) {
+        return {e.code(), e.what()};
+    }
+    ADD_FAILURE() << "expected ToolError";
+    return {ExitCode::ok, ""};
+}
+
+TEST(Vanished, MessagesNameWhatDisappeared) {
+    EXPECT_EQ(vanished_message(Availability::module_not_loaded, default_debugfs_root),
+              "memcg_statctl module was unloaded during the run "
+              "(/sys/kernel/debug/memcg_statctl is gone)");
+    EXPECT_EQ(vanished_message(Availability::debugfs_not_mounted, default_debugfs_root),
+              "debugfs is no longer mounted at /sys/kernel/debug (unmounted during the run)");
+    for (const auto a : {Availability::module_not_loaded, Availability::debugfs_not_mounted,
+                         Availability::not_root}) {
+        EXPECT_EQ(vanished_message(a, default_debugfs_root).find('\n'), std::string::npos);
+    }
+}
+
+TEST(Vanished, ModuleUnloadedAfterTheStart) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    client.require_module();
+    EXPECT_NO_THROW(client.require_still_module());
+    std::filesystem::remove_all(fake.root()); // what rmmod does to the directory
+    const std::string unloaded = "memcg_statctl module was unloaded during the run";
+    for (const auto& [code, what] :
+         {error_of([&] { client.require_still_module(); }), error_of([&] { (void)client.stats(); }),
+          error_of([&] { client.write_knob("flush_mode", "always"); }),
+          error_of([&] { (void)client.read_knob("flush_mode"); }),
+          error_of([&] { client.reset_counters(); })}) {
+        EXPECT_EQ(code, ExitCode::unavailable) << what;
+        EXPECT_EQ(what.rfind(unloaded, 0), 0U) << what;
+    }
+}
+
+TEST(Vanished, DebugfsUnmountedAfterTheStart) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    client.require_module();
+    // The mount point itself gone stands in for it (only /sys/kernel/debug is checked
+    // for the debugfs file system type).
+    std::filesystem::remove_all(fake.root().parent_path());
+    for (const auto& [code, what] :
+         {error_of([&] { client.require_still_module(); }), error_of([&] { (void)client.stats(); }),
+          error_of([&] { client.write_knob("flush_mode", "never"); })}) {
+        EXPECT_EQ(code, ExitCode::unavailable) << what;
+        EXPECT_NE(what.find("debugfs is no longer mounted at"), std::string::npos) << what;
+    }
+}
+
+TEST(Vanished, OtherErrorsAreNotBlamedOnAVanishedModule) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    std::filesystem::remove(fake.root() / "stats");
+    const auto [code, what] = error_of([&] { (void)client.stats(); });
+    EXPECT_EQ(code, ExitCode::failure);
+    EXPECT_NE(what.find("cannot read"), std::string::npos) << what;
+}
+
 } // namespace
 } // namespace memcg_statctl

@@ -42,6 +42,19 @@ TEST(Sweep, KnobRestoredOnNormalExitAndOnError) {
     EXPECT_EQ(fake.read("flush_mode"), "kernel\n");
 }
 
+TEST(Sweep, KnobNotRestoredIntoAnUnloadedModule) {
+    const testing::FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    ::testing::internal::CaptureStderr();
+    {
+        const KnobRestorer restore(client, "flush_mode");
+        client.write_knob("flush_mode", "never");
+        std::filesystem::remove_all(fake.root()); // rmmod
+    }
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), ""); // no warning: nothing to restore
+    EXPECT_FALSE(std::filesystem::exists(fake.root()));      // and nothing written
+}
+
 TEST(Sweep, CliValidation) {
     const testing::FakeDebugfs fake;
     testing::CliRunner cli;

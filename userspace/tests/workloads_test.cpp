@@ -122,6 +122,32 @@ TEST(Workloads, FailingTaskIsAnError) {
     }
 }
 
+TEST(Workloads, ThrowingCheckStopsTheRunAndReapsTasks) {
+    DirectoryPlacement placement(2);
+    placement.count_ = 2;
+    const auto w = make_workload({"stat-reader", "anon", {}, 0});
+    int calls = 0;
+    RunPlan plan{2, 30, {}};
+    plan.check = [&calls] {
+        if (++calls == 4) {
+            throw ToolError(ExitCode::unavailable, "module gone");
+        }
+    };
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        run_workload(*w, plan, placement);
+        ADD_FAILURE() << "expected ToolError";
+    } catch (const ToolError& e) {
+        EXPECT_EQ(e.code(), ExitCode::unavailable);
+        EXPECT_EQ(std::string(e.what()), "module gone");
+    }
+    EXPECT_EQ(calls, 4);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    int status = 0;
+    EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1); // no child left behind
+    EXPECT_EQ(errno, ECHILD);
+}
+
 TEST(Workloads, SigtermStopsTheRunAndReapsTasks) {
     DirectoryPlacement placement(1);
     placement.count_ = 1;

@@ -28,10 +28,16 @@ public:
     Availability availability() const { return probe_availability(root_); }
     // Throws ToolError(exit 3) with instructions when the module cannot be reached.
     void require_module() const { require_available(root_); }
+    // Throws ToolError(exit 3) naming what disappeared (module unloaded, debugfs
+    // unmounted) when the module's files are gone; for use after require_module().
+    void require_still_module() const { require_still_available(root_); }
 
     VersionInfo version() const;
     std::vector<HookEntry> hooks() const;
     Counters stats() const;
+
+    // Every access below throws ToolError on failure; when the failure is that the module's
+    // files are gone (unloaded, debugfs unmounted), that of require_still_module().
 
     // Knobs are discovered, never listed in this tool: every regular file of the
     // directory that has a write permission bit, except `reset` (write-only action).

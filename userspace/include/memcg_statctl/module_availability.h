@@ -28,4 +28,12 @@ std::string availability_message(Availability a, const std::filesystem::path& ro
 // Throws ToolError(ExitCode::unavailable) unless the module's files are there.
 void require_available(const std::filesystem::path& root);
 
+// For a command that found the module's files at its start and lost them since: one line
+// naming what disappeared (the module was unloaded, or debugfs was unmounted).
+std::string vanished_message(Availability a, const std::filesystem::path& root);
+
+// Throws ToolError(ExitCode::unavailable, vanished_message()) unless the module's files
+// are still there. For commands that already called require_available().
+void require_still_available(const std::filesystem::path& root);
+
 } // namespace memcg_statctl

@@ -24,7 +24,8 @@ std::vector<SweepStep> sweep_order(std::size_t values, int runs);
 std::vector<std::string> parse_sweep_values(const std::string& list);
 
 // Remembers a knob's value and writes it back on destruction: normal end, error or
-// SIGINT/SIGTERM (which unwind through here, see signal_guard.h).
+// SIGINT/SIGTERM (which unwind through here, see signal_guard.h). Not when the module has
+// been unloaded meanwhile: its knobs went with it (a failure to restore is a warning).
 class KnobRestorer {
 public:
     KnobRestorer(const DebugfsClient& client, std::string knob);

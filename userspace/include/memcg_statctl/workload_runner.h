@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <sys/types.h>
 #include <vector>
 
@@ -28,6 +29,9 @@ public:
 struct RunPlan {
     int tasks_per_cgroup = 1;
     double duration = 5; // seconds of measurement
+    // Called about every 50 ms while the tasks run (when set). What it throws ends the run
+    // as a task failure does, e.g. the module found gone (DebugfsClient::require_still_module).
+    std::function<void()> check;
 };
 
 struct RunMeasurement {
@@ -36,8 +40,8 @@ struct RunMeasurement {
     double total_ops_per_sec = 0;
 };
 
-// Throws ToolError if a task fails or a stop signal arrives (tasks are killed and reaped
-// before it returns or throws, and workload.cleanup() has run).
+// Throws ToolError if a task fails or a stop signal arrives, and what plan.check throws
+// (tasks are killed and reaped before it returns or throws, and workload.cleanup() has run).
 RunMeasurement run_workload(Workload& workload, const RunPlan& plan, TaskPlacement& placement);
 
 } // namespace memcg_statctl
