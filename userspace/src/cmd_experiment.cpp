@@ -264,8 +264,9 @@ void update_flush(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentRes
         r.reports.push_back(per_job.front());
     }
     r.parameters.emplace_back("setup", "1 leaf at depth 2, 2 page-fault tasks, THP off");
-    r.notes.push_back("update_flush_every=N queues an asynchronous full flush every N memcg stat "
-                      "updates on a cpu (seed 002's 5.15 mechanism); flush.async counts them.");
+    r.notes.emplace_back(
+        "update_flush_every=N queues an asynchronous full flush every N memcg stat "
+        "updates on a cpu (seed 002's 5.15 mechanism); flush.async counts them.");
     r.verdict = update_flush_verdict(r.reports);
 }
 
@@ -296,8 +297,8 @@ void reader_flush(Experiment& e, const ExperimentOptions& opt, ExperimentResult&
                                                      "memory.reclaim then read back",
                                                      size, dir));
     r.parameters.emplace_back("stat-reader", "2 tasks reading memory.stat, 1 cgroup");
-    r.notes.push_back("seed 003 read a refaulting file; here throughput (pages/s) is measured, "
-                      "so a shorter read time shows as a positive %change of `kernel`.");
+    r.notes.emplace_back("seed 003 read a refaulting file; here throughput (pages/s) is measured, "
+                         "so a shorter read time shows as a positive %change of `kernel`.");
     r.verdict = reader_flush_verdict(r.reports[0], &r.reports[1]);
 }
 
@@ -317,6 +318,7 @@ void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, Experiment
 
     const auto points = threshold_points(*def);
     std::vector<Variant> variants;
+    variants.reserve(points.size());
     for (const auto t : points) {
         variants.push_back(
             {std::to_string(t), {{"flush_threshold", std::to_string(t)}}, std::nullopt});
@@ -378,7 +380,7 @@ void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, Experiment
     r.parameters.emplace_back("bound",
                               fmt::format("{} pages = {} x {} cpus{}", bound, memcg_charge_batch,
                                           ncpus, model == "per-memcg" ? " x 4 memcgs" : ""));
-    r.notes.push_back(
+    r.notes.emplace_back(
         "staleness: the page-fault task publishes in shared memory how many pages of its "
         "current mapping it has touched (a sequence count marks munmap/mmap; reads overlapping "
         "one are discarded, and so are reads during which the task faulted more than 16 pages: "
@@ -389,9 +391,9 @@ void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, Experiment
         "error over the run: how far the stat moved away from the truth. It bounds the largest "
         "stat error from above whenever the stat was exact at least once (every flush makes it "
         "so).");
-    r.notes.push_back("flush_mode=threshold during the sweep (set before the first run); reads "
-                      "flush when the module's pending updates (stat_updates.amount, all memcg "
-                      "stat items) exceed flush_threshold.");
+    r.notes.emplace_back("flush_mode=threshold during the sweep (set before the first run); reads "
+                         "flush when the module's pending updates (stat_updates.amount, all memcg "
+                         "stat items) exceed flush_threshold.");
     r.verdict = flush_threshold_verdict(reports[0], tp, *def, bound);
 }
 
@@ -461,8 +463,9 @@ void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult&
     r.extra.push_back(t);
     r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
                                        "task + 1 page-fault anon task");
-    r.notes.push_back("% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the seed's "
-                      "__mod_objcg_state / mod_objcg_state), from the summed deltas of all runs.");
+    r.notes.emplace_back(
+        "% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the seed's "
+        "__mod_objcg_state / mod_objcg_state), from the summed deltas of all runs.");
     r.verdict = objstock_verdict(report);
 }
 

@@ -1,5 +1,6 @@
 #include "experiment_workloads.h"
 
+#include <array>
 #include <atomic>
 #include <fcntl.h>
 #include <new>
@@ -109,7 +110,7 @@ void StalenessProbe::read_stats(const TaskContext& ctx) {
     const auto fd = open_or_throw(path, O_RDONLY);
     auto& s = *shared_;
     std::string text;
-    char buf[8192];
+    std::array<char, 8192> buf{};
     std::uint64_t ops = 0;
     std::int64_t lo = 0;
     std::int64_t hi = 0;
@@ -122,8 +123,8 @@ void StalenessProbe::read_stats(const TaskContext& ctx) {
         }
         text.clear();
         ssize_t n = 0;
-        while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) {
-            text.append(buf, static_cast<std::size_t>(n));
+        while ((n = ::read(fd.get(), buf.data(), buf.size())) > 0) {
+            text.append(buf.data(), static_cast<std::size_t>(n));
         }
         if (n < 0) {
             throw_errno(fmt::format("read {}", path.string()));

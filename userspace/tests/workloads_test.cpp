@@ -43,7 +43,7 @@ RunMeasurement run(const WorkloadOptions& o, std::size_t groups, int tasks, doub
     DirectoryPlacement placement(groups);
     placement.count_ = groups;
     const auto w = make_workload(o);
-    return run_workload(*w, RunPlan{tasks, seconds}, placement);
+    return run_workload(*w, RunPlan{tasks, seconds, {}}, placement);
 }
 
 void expect_progress(const RunMeasurement& m, std::size_t tasks) {
@@ -95,7 +95,7 @@ TEST(Workloads, TasksAreAttachedToTheirGroupsBeforeTheStart) {
     DirectoryPlacement placement(3);
     placement.count_ = 3;
     const auto w = make_workload({"stat-reader", "anon", {}, 0});
-    run_workload(*w, RunPlan{2, 0.2}, placement);
+    run_workload(*w, RunPlan{2, 0.2, {}}, placement);
     EXPECT_EQ(placement.attached, (std::vector<std::size_t>{0, 0, 1, 1, 2, 2}));
 }
 
@@ -114,7 +114,7 @@ TEST(Workloads, FailingTaskIsAnError) {
     } placement(dir.path());
     const auto w = make_workload({"stat-reader", "anon", {}, 0});
     try {
-        run_workload(*w, RunPlan{1, 5}, placement);
+        run_workload(*w, RunPlan{1, 5, {}}, placement);
         FAIL() << "expected ToolError";
     } catch (const ToolError& e) {
         EXPECT_NE(std::string(e.what()).find("workload task 0 failed"), std::string::npos)
@@ -160,7 +160,7 @@ TEST(Workloads, SigtermStopsTheRunAndReapsTasks) {
     });
     const auto start = std::chrono::steady_clock::now();
     try {
-        run_workload(*w, RunPlan{2, 30}, placement);
+        run_workload(*w, RunPlan{2, 30, {}}, placement);
         ADD_FAILURE() << "expected ToolError";
     } catch (const ToolError& e) {
         EXPECT_NE(std::string(e.what()).find("interrupted by TERM"), std::string::npos) << e.what();
