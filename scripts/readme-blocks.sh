@@ -16,8 +16,9 @@ set -euo pipefail
 mode=${1:?usage: readme-blocks.sh commands README HEADING N | apt-packages README}
 readme=${2:?README path}
 
-# Every logical line of every fenced block, prefixed by the heading it is
-# under and its block's number there: "HEADING<TAB>N<TAB>command".
+# Every logical line of every fenced block of the Markdown on stdin, prefixed
+# by the heading it is under and its block's number there:
+# "HEADING<TAB>N<TAB>command".
 logical_lines() {
 	awk '
 	/^```/ && !fence { fence = 1; blocks[heading]++; next }
@@ -29,21 +30,21 @@ logical_lines() {
 		if (line ~ /\\$/) { cont = substr(line, 1, length(line) - 1); next }
 		if (line ~ /^[ \t]*$/) next
 		printf "%s\t%d\t%s\n", heading, blocks[heading], line
-	}' "$readme"
+	}'
 }
 
 case "$mode" in
 commands)
 	heading=${3:?heading}
 	nth=${4:?block number}
-	out=$(logical_lines | awk -F'\t' -v h="$heading" -v n="$nth" \
+	out=$(logical_lines <"$readme" | awk -F'\t' -v h="$heading" -v n="$nth" \
 		'$1 == h && $2 == n { sub(/^[^\t]*\t[^\t]*\t/, ""); print }')
 	[ -n "$out" ] || { echo "readme-blocks: no block $nth under '$heading' in $readme" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 apt-packages)
 	out=$(awk '/^## / { inside = ($0 == "## Installing on a test machine") } inside' "$readme" |
-		readme=/dev/stdin logical_lines | cut -f3 |
+		logical_lines | cut -f3 |
 		awk '$1 == "apt-get" && $2 == "install" {
 			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
 			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }

@@ -15,31 +15,31 @@
 # Commands that need UEFI firmware and a reboot (mokutil --import,
 # --test-key, --delete) are reported as skipped; `mokutil --sb-state` is
 # skipped when the machine has no EFI variables.
-set -uo pipefail
-
 src=${1:?usage: readme-steps.sh SRC}
+source "$src/scripts/lib.sh"
+set +e # a failing command is a failed test, not the end
+# shellcheck source=scripts/tap.sh
+source "$src/scripts/tap.sh"
+TAP_NAME="README test"
+TAP_CAPTURE=$(mktemp) # what each check printed
+out=$(mktemp)         # what the README command last run printed
+trap 'rm -f "$TAP_CAPTURE" "$out"' EXIT
 cd "$src" || exit 1
 readme=$src/README.md
 krel=$(uname -r)
 mods=/lib/modules/$krel
 dbg=/sys/kernel/debug/memcg_statctl
-out=$(mktemp)
 export LC_ALL=C.UTF-8
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-diag_out() { sed 's/^/#   /' "$out" | tail -n "${1:-25}"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@" >"$out" 2>&1; then ok "$what"; else notok "$what"; diag_out; fi
-}
 loaded() { [ -d /sys/module/memcg_statctl ]; }
+unloaded() { ! loaded; }
 knob_is() { [ "$(cat "$dbg/$1" 2>/dev/null)" = "$2" ]; }
 dkms_ko() { find "$mods/updates/dkms" -name 'memcg_statctl.ko*' 2>/dev/null | head -n1; }
+# modprobe would load the module from DIR (under $mods).
+resolves_to() { modprobe --show-depends memcg_statctl | grep -q "$mods/$1/memcg_statctl.ko"; }
+# No module file under $mods, and modprobe finds none.
+no_module() { [ -z "$(find "$mods" -name 'memcg_statctl.ko*')" ] && ! modinfo memcg_statctl; }
+no_tool() { [ ! -e /usr/local/bin/memcg-statctl ] && [ ! -e /usr/local/share/man/man1/memcg-statctl.1 ]; }
 
 # Checks tied to one command, run right after it succeeded; $out holds what
 # it printed.
@@ -50,18 +50,18 @@ after_command() {
 			bash -c "[ \"\$(cat $dbg/flush_mode)\" = never ] && [ \"\$(cat $dbg/flush_period_ms)\" = 0 ]"
 		;;
 	"cat $dbg/version")
-		check "  version names this kernel ($krel)" grep -qx "kernel $krel" "$saved"
+		check "  version names this kernel ($krel)" grep -qx "kernel $krel" "$out"
 		;;
 	"memcg-statctl status")
-		check "  status says the module is loaded" grep -q '^memcg_statctl: loaded' "$saved"
+		check "  status says the module is loaded" grep -q '^memcg_statctl: loaded' "$out"
 		;;
 	"man memcg-statctl")
 		check "  the man page has NAME, SYNOPSIS and EXIT STATUS" \
-			bash -c "grep -q '^NAME' '$saved' && grep -q '^SYNOPSIS' '$saved' && grep -q '^EXIT STATUS' '$saved'"
+			bash -c "grep -q '^NAME' '$out' && grep -q '^SYNOPSIS' '$out' && grep -q '^EXIT STATUS' '$out'"
 		;;
 	"modinfo memcg_statctl")
 		check "  modinfo lists the knob parameters" \
-			bash -c "grep -q '^parm: *flush_mode:' '$saved' && grep -q '^parm: *flush_period_ms:' '$saved'"
+			bash -c "grep -q '^parm: *flush_mode:' '$out' && grep -q '^parm: *flush_period_ms:' '$out'"
 		;;
 	esac
 }
@@ -85,17 +85,14 @@ run_block() {
 			continue
 		fi
 		if bash -c "$cmd" </dev/null >"$out" 2>&1; then
-			saved=$(mktemp)
-			cp "$out" "$saved"
 			ok "$cmd"
-			diag_out 8
+			diag_file "$out" 8
 			after_command "$cmd"
-			rm -f "$saved"
 		elif [ "$cmd" = "mokutil --sb-state" ] && grep -q 'EFI variables are not supported' "$out"; then
 			skip "$cmd" "no EFI variables in this guest (BIOS boot): $(head -n1 "$out")"
 		else
 			notok "$cmd"
-			diag_out
+			diag_file "$out"
 		fi
 	done <<<"$cmds"
 }
@@ -109,8 +106,7 @@ run_block "### With DKMS" 1
 check "DKMS: dkms status says installed for $krel" \
 	bash -c "dkms status memcg-statctl | grep -q ', $krel, .*: installed'"
 check "DKMS: module in $mods/updates/dkms/" test -n "$(dkms_ko)"
-check "DKMS: modprobe resolves it there" \
-	bash -c "modprobe --show-depends memcg_statctl | grep -q '$mods/updates/dkms/memcg_statctl.ko'"
+check "DKMS: modprobe resolves it there" resolves_to updates/dkms
 check "DKMS: the module is loaded, its debugfs directory is there" \
 	bash -c "[ -d /sys/module/memcg_statctl ] && [ -r $dbg/version ]"
 check "DKMS: dkms signed it with its own key (/var/lib/dkms/mok.pub, modinfo signer)" \
@@ -120,19 +116,16 @@ check "DKMS: the tool is installed (/usr/local/bin/memcg-statctl)" test -x /usr/
 run_block "### Loading, parameters, debugfs" 1
 
 run_block "### With DKMS" 2
-check "DKMS removed: the module is unloaded" bash -c "! [ -d /sys/module/memcg_statctl ]"
+check "DKMS removed: the module is unloaded" unloaded
 check "DKMS removed: dkms status prints nothing" test -z "$(dkms status memcg-statctl 2>&1)"
 check "DKMS removed: no /usr/src/memcg-statctl-*, no /var/lib/dkms/memcg-statctl" \
 	bash -c "! ls -d /usr/src/memcg-statctl-* /var/lib/dkms/memcg-statctl 2>/dev/null | grep -q ."
-check "DKMS removed: no module under $mods, modprobe finds none" \
-	bash -c "[ -z \"\$(find $mods -name 'memcg_statctl.ko*')\" ] && ! modinfo memcg_statctl"
-check "DKMS removed: no tool, no man page" \
-	bash -c "[ ! -e /usr/local/bin/memcg-statctl ] && [ ! -e /usr/local/share/man/man1/memcg-statctl.1 ]"
+check "DKMS removed: no module under $mods, modprobe finds none" no_module
+check "DKMS removed: no tool, no man page" no_tool
 
 run_block "### With make install" 1
 check "make install: module in $mods/extra/" test -s "$mods/extra/memcg_statctl.ko"
-check "make install: modprobe resolves it there" \
-	bash -c "modprobe --show-depends memcg_statctl | grep -q '$mods/extra/memcg_statctl.ko'"
+check "make install: modprobe resolves it there" resolves_to extra
 check "make install: the module is loaded" loaded
 check "make install: tool and man page installed" \
 	bash -c "[ -x /usr/local/bin/memcg-statctl ] && [ -s /usr/local/share/man/man1/memcg-statctl.1 ]"
@@ -153,16 +146,10 @@ run_block "### Secure Boot" 4
 check "Secure Boot: the module is loaded" loaded
 
 run_block "### With make install" 2
-check "make uninstall: the module is unloaded" bash -c "! [ -d /sys/module/memcg_statctl ]"
-check "make uninstall: no module under $mods, modprobe finds none" \
-	bash -c "[ -z \"\$(find $mods -name 'memcg_statctl.ko*')\" ] && ! modinfo memcg_statctl"
-check "make uninstall: no tool, no man page" \
-	bash -c "[ ! -e /usr/local/bin/memcg-statctl ] && [ ! -e /usr/local/share/man/man1/memcg-statctl.1 ]"
+check "make uninstall: the module is unloaded" unloaded
+check "make uninstall: no module under $mods, modprobe finds none" no_module
+check "make uninstall: no tool, no man page" no_tool
 
 run_block "## Using it on a real test machine" 1
-check "insmod from the tree: unloaded again by the block's rmmod" \
-	bash -c "! [ -d /sys/module/memcg_statctl ]"
-
-echo "1..$n"
-rm -f "$out"
-exit $((failed > 0))
+check "insmod from the tree: unloaded again by the block's rmmod" unloaded
+finish

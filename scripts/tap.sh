@@ -1,17 +1,24 @@
 #!/bin/bash
-# TAP helpers of the host-side check scripts (dkms-check.sh,
-# install-check.sh): source it after lib.sh, set TAP_NAME, end with finish.
+# TAP helpers of the check scripts (dkms-check.sh, install-check.sh,
+# readme-steps.sh): source it after lib.sh, set TAP_NAME, end with finish.
+# With TAP_CAPTURE set to a file, check sends the command's output there and
+# prints its last lines as diagnostics when the command fails; otherwise the
+# output goes where the script's does.
 # shellcheck disable=SC2034  # used by the scripts sourcing this
 
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; }
+# diag_file FILE [LINES]: the last LINES (25) of FILE, as diagnostics.
+diag_file() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
 check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
 	local what=$1
 	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
+	if [ -n "${TAP_CAPTURE:-}" ]; then
+		if "$@" >"$TAP_CAPTURE" 2>&1; then ok "$what"; else notok "$what"; diag_file "$TAP_CAPTURE"; fi
+	elif "$@"; then ok "$what"; else notok "$what"; fi
 }
 finish() {
 	echo "1..$n"
