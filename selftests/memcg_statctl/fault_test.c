@@ -6,10 +6,11 @@
  *      children run: a page-fault loop (mmap 8 MiB, touch, munmap) in a
  *      leaf cgroup, a memory.stat reader of that cgroup, and a reader of
  *      `stats` (open, read, close in a loop; it keeps reading, failing with
- *      ENOENT, while the module is gone). Before each unload the knobs are set to a new
- *      combination (flush_mode over the four modes, flush_period_ms
- *      0/500/2000, update_flush_every 0/64, stock_hooks 0/1: every
- *      attach/detach path runs under load) and left to act for a moment.
+ *      ENOENT, while the module is gone). Before each unload the knobs are
+ *      set to a new combination (flush_mode over the four modes,
+ *      flush_period_ms 0/500/2000, update_flush_every 0/64, stock_hooks
+ *      0/1: every attach/detach path runs under load) and left to act for
+ *      a moment.
  *      Every cycle: after a load the knobs are back at their defaults (when
  *      no MEMCG_STATCTL_PARAMS); no leaked module reference: on even cycles
  *      the stats reader is paused and /sys/module/memcg_statctl/refcnt must

@@ -166,6 +166,38 @@ wait_group() {
 	return 1
 }
 
+# start_workload SECONDS CMD...: start CMD (the tool, maybe under taskset)
+# in the background, output in $WORK/out and $WORK/err, and wait until its
+# workload runs; then let it run SECONDS more. Sets $pid, and $tasks to the
+# workload tasks then in its group. Fails (CMD killed) when no task shows.
+start_workload() {
+	_secs=$1
+	shift
+	"$@" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	if ! wait_group "$pid" 30; then
+		diag "no workload task in a memcg-statctl.$pid group after 30 s"
+		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
+	fi
+	sleep "$_secs"
+	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
+}
+
+# no_groups_left: no memcg-statctl.* group remains (else says which).
+no_groups_left() {
+	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+}
+
+# nothing_left: no group, and none of $tasks (start_workload) alive.
+nothing_left() {
+	_r=0
+	no_groups_left || _r=1
+	for p in $tasks; do
+		[ -d "/proc/$p" ] && { diag "workload task $p still alive"; _r=1; }
+	done
+	return $_r
+}
+
 # ---- block device for readtwice / refault -------------------------------------
 
 FSDIR=$WORK/mnt
@@ -418,7 +450,7 @@ run_workload() {
 	diag "$w $*: $ops ops/s;$deltas"
 	diag "  all non-zero deltas:$(sed -n '/"counter_deltas": {/,/}/p' "$WORK/out" |
 		sed -n 's/^ *"\([^"]*\)": \([1-9][0-9]*\),\{0,1\}$/ \1=+\2/p' | tr -d '\n')"
-	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+	no_groups_left || return 1
 	[ -n "$want" ] || return 0
 	[ -n "$have" ] || { diag "the module has none of: $want"; return 1; }
 	[ -n "$moved" ] || { diag "none of$have moved"; diag_file "$WORK/out"; return 1; }
@@ -486,7 +518,7 @@ test_sweep() {
 	grep -Eq '^flush\.requests +[0-9]+ +[0-9]+$' "$WORK/out" || {
 		diag "no counter row"; return 1; }
 	[ "$(knob flush_mode)" = "$old" ] || { diag "flush_mode left at $(knob flush_mode)"; return 1; }
-	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+	no_groups_left || return 1
 	# --csv: a header and one line per value
 	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
 		--runs 2 --duration 1 --csv || return 1
@@ -520,14 +552,7 @@ test_sweep_plot() {
 # interrupt ARGS...: start the tool in the background, let the workload run,
 # SIGINT it: prompt exit, non-zero status, message, no group, no task left.
 interrupt() {
-	"$TOOL" "$@" >"$WORK/out" 2>"$WORK/err" &
-	pid=$!
-	if ! wait_group "$pid" 30; then
-		diag "no workload task in a memcg-statctl.$pid group after 30 s"
-		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
-	fi
-	sleep 2
-	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
+	start_workload 2 "$TOOL" "$@" || return 1
 	kill -INT "$pid"
 	if ! wait_exit "$pid" 10; then
 		diag "still running 10 s after SIGINT"; return 1
@@ -537,10 +562,7 @@ interrupt() {
 	[ "$RC" -ne 0 ] || { diag "exit 0 after SIGINT"; r=1; }
 	[ "$RC" -lt 128 ] || { diag "died of the signal: nothing cleaned up"; r=1; }
 	grep -qi 'interrupt' "$WORK/err" || { diag "no message about the interrupt"; r=1; }
-	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; r=1; }
-	for p in $tasks; do
-		[ -d "/proc/$p" ] && { diag "workload task $p still alive"; r=1; }
-	done
+	nothing_left || r=1
 	return $r
 }
 
@@ -555,13 +577,7 @@ test_sigint_sweep() {
 
 # SIGKILL during run leaves its groups; the next run reports and removes them.
 test_sigkill_leftover() {
-	"$TOOL" run page-fault --duration 30 --cgroups 2 >"$WORK/out" 2>"$WORK/err" &
-	pid=$!
-	if ! wait_group "$pid" 30; then
-		diag "no workload task in memcg-statctl.$pid after 30 s"
-		kill -KILL "$pid"; wait "$pid"; return 1
-	fi
-	sleep 1
+	start_workload 1 "$TOOL" run page-fault --duration 30 --cgroups 2 || return 1
 	kill -KILL "$pid"
 	{ wait "$pid"; } 2>/dev/null
 	[ -d "$CGROOT/memcg-statctl.$pid" ] || {
@@ -571,7 +587,7 @@ test_sigkill_leftover() {
 	diag "next run said: $(grep leftover "$WORK/err")"
 	grep -q "removed leftover cgroup $CGROOT/memcg-statctl.$pid of dead process $pid\$" "$WORK/err" || {
 		diag "the next run did not report memcg-statctl.$pid as removed"; diag_file "$WORK/err"; return 1; }
-	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; return 1; }
+	no_groups_left || return 1
 }
 
 # rmmod_retry: unload the module (on cpu 0), retrying while a debugfs file
@@ -597,14 +613,7 @@ rmmod_retry() {
 vanish_during() {
 	what=$1
 	shift
-	taskset 1 "$TOOL" "$@" >"$WORK/out" 2>"$WORK/err" &
-	pid=$!
-	if ! wait_group "$pid" 30; then
-		diag "no workload task in a memcg-statctl.$pid group after 30 s"
-		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
-	fi
-	sleep 1
-	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
+	start_workload 1 taskset 1 "$TOOL" "$@" || return 1
 	r=0
 	case $what in
 	rmmod)
@@ -626,10 +635,7 @@ vanish_during() {
 	else
 		diag "still running 30 s after $what (killed)"; diag_file "$WORK/err"; r=1
 	fi
-	[ -z "$(tool_groups)" ] || { diag "groups left: $(tool_groups)"; r=1; }
-	for p in $tasks; do
-		[ -d "/proc/$p" ] && { diag "workload task $p still alive"; r=1; }
-	done
+	nothing_left || r=1
 	case $what in
 	rmmod) module_loaded || insmod "$KO" || { diag "insmod $KO failed"; r=1; } ;;
 	umount) mount -t debugfs debugfs "$DEBUGFS" || { diag "cannot remount debugfs"; r=1; } ;;
@@ -669,10 +675,7 @@ test_unload_during_sweep() {
 
 # Without the module: exit 3 and say how to load it.
 test_no_module() {
-	if [ -z "$KO" ] || [ ! -r "$KO" ]; then
-		diag "MEMCG_STATCTL_KO not set: cannot reload the module afterwards"
-		return $KSFT_SKIP
-	fi
+	need_ko || return $KSFT_SKIP
 	rmmod memcg_statctl || { diag "rmmod failed"; return 1; }
 	r=0
 	for c in status stats get reset "set flush_mode always" "sweep --knob flush_mode --values kernel,always --workload stat-reader"; do
