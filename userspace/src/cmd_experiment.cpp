@@ -24,6 +24,7 @@
 
 #include "command.h"
 #include "experiment_workloads.h"
+#include "hierarchy_placement.h"
 #include "text_table.h"
 #include "workload_io.h"
 
@@ -78,17 +79,6 @@ std::function<double(const RunMeasurement&, int)> task_sum(std::function<bool(st
         return sum;
     };
 }
-
-class Placement final : public TaskPlacement {
-public:
-    explicit Placement(CgroupHierarchy& h) : h_(h) {}
-    std::size_t groups() const override { return h_.leaf_count(); }
-    std::filesystem::path group_dir(std::size_t g) const override { return h_.leaf_dir(g); }
-    void attach(std::size_t g, pid_t pid) override { h_.attach(g, pid); }
-
-private:
-    CgroupHierarchy& h_;
-};
 
 // Restores knobs in the reverse order of their first change.
 class Restorers {
@@ -205,7 +195,7 @@ private:
                 }
             }
         }
-        Placement placement(hierarchy);
+        HierarchyPlacement placement(hierarchy);
         const auto before = client_.stats();
         const RunPlan plan{job.tasks, opt_.duration, [this] { client_.require_still_module(); }};
         auto m = run_workload(w, plan, placement);

@@ -5,21 +5,9 @@
 
 #include "memcg_statctl/cgroup_hierarchy.h"
 
+#include "hierarchy_placement.h"
+
 namespace memcg_statctl {
-namespace {
-
-class HierarchyPlacement final : public TaskPlacement {
-public:
-    explicit HierarchyPlacement(CgroupHierarchy& h) : h_(h) {}
-    std::size_t groups() const override { return h_.leaf_count(); }
-    std::filesystem::path group_dir(std::size_t g) const override { return h_.leaf_dir(g); }
-    void attach(std::size_t g, pid_t pid) override { h_.attach(g, pid); }
-
-private:
-    CgroupHierarchy& h_;
-};
-
-} // namespace
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
     sub.add_option("--cgroups", o.cgroups, "leaf cgroups (one memcg each)")
