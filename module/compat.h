@@ -33,6 +33,25 @@
 #error "memcg_statctl supports Linux 6.1 and later"
 #endif
 
+#ifdef __ASSEMBLY__
+/*
+ * For the direct trampolines (site_tramp.S). SYM_FUNC_START() carries an
+ * ENDBR up to 6.x and none from 7.x on; the trampolines' addresses are
+ * taken, so they start with one everywhere. Call-depth accounting (the
+ * retbleed "stuff" mitigation) exists from 6.2 on: a trampoline entered
+ * from an fentry site accounts for that call itself, as ftrace's do.
+ */
+#ifdef MCS_GEN_7X
+#define MCS_TRAMP_ENDBR		ENDBR
+#else
+#define MCS_TRAMP_ENDBR
+#endif
+#ifdef MCS_GEN_61
+.macro CALL_DEPTH_ACCOUNT
+.endm
+#endif
+#else /* !__ASSEMBLY__ */
+
 /* The flush threshold is one global counter on 6.1, per memcg later. */
 #ifdef MCS_GEN_61
 #define MCS_FLUSH_MODEL		"global"
@@ -67,5 +86,39 @@
 #define mcs_fregs_set_ip(fregs, ip) \
 	ftrace_regs_set_instruction_pointer(fregs, ip)
 #endif
+
+/*
+ * The direct-call API: one trampoline for the functions in @ops' filter.
+ * 6.1 names it _multi (its ip-based register_ftrace_direct() uses one
+ * global ops for every user; not used here); 6.12 and later took over the
+ * plain name and free the filter on request.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#ifdef MCS_GEN_61
+#define mcs_direct_register(ops, addr)	register_ftrace_direct_multi(ops, addr)
+static inline void mcs_direct_unregister(struct ftrace_ops *ops,
+					 unsigned long addr)
+{
+	unregister_ftrace_direct_multi(ops, addr);
+	ftrace_free_filter(ops);
+}
+#else
+#define mcs_direct_register(ops, addr)	register_ftrace_direct(ops, addr)
+#define mcs_direct_unregister(ops, addr) unregister_ftrace_direct(ops, addr, true)
+#endif
+#define MCS_HAVE_DIRECT		1
+/* ftrace_ops_func_t gained the ip in question in 7.x. */
+#ifdef MCS_GEN_7X
+#define MCS_OPS_FUNC_IP		unsigned long ip,
+#else
+#define MCS_OPS_FUNC_IP
+#endif
+#else
+#define mcs_direct_register(ops, addr)	(-EOPNOTSUPP)
+#define mcs_direct_unregister(ops, addr) do { } while (0)
+#define MCS_HAVE_DIRECT		0
+#endif
+
+#endif /* __ASSEMBLY__ */
 
 #endif /* MCS_COMPAT_H */

@@ -74,7 +74,7 @@ static DEFINE_MUTEX(mcs_knob_lock);
 static int mcs_mode = MCS_MODE_KERNEL;
 static u64 mcs_threshold;
 static unsigned int mcs_period_ms = MCS_KERNEL_PERIOD_MS;
-static unsigned int mcs_update_every;
+unsigned int mcs_update_every;	/* read by site_tramp.S */
 static bool mcs_kernel_periodic_stopped;
 static bool mcs_available;
 
@@ -107,65 +107,42 @@ void mcs_flush_leave(void)
 	atomic_dec(&mcs_inflight);
 }
 
-static void mcs_flush_stat_update(u64 amount)
+/*
+ * update_flush_every N: every Nth update on a cpu queues one asynchronous
+ * flush. Called by the update rows (site_tramp.S, site.c) while N is set.
+ */
+void notrace mcs_flush_update_tick(void)
 {
 	unsigned int every = READ_ONCE(mcs_update_every);
 
-	mcs_count(MCS_STAT_UPDATES);
-	mcs_count_add(MCS_STAT_UPDATES_AMOUNT, amount);
 	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0) {
 		mcs_count(MCS_FLUSH_ASYNC_QUEUED);
 		queue_work(MCS_UNBOUND_WQ, &mcs_async_work);
 	}
 }
 
-/* |val| of int @val (arg 2): __mod_memcg_state() and friends, 6.1/6.12. */
-static void mcs_update_int(struct mcs_hook *h, unsigned long parent_ip,
-			   struct ftrace_regs *fregs)
-{
-	int val = (int)mcs_fregs_arg(fregs, 2);
-
-	mcs_flush_stat_update(abs(val));
-}
-
-/* |val| of long @val (arg 2): 7.x's __mod_memcg_lruvec_state(). */
-static void mcs_update_long(struct mcs_hook *h, unsigned long parent_ip,
-			    struct ftrace_regs *fregs)
-{
-	long val = (long)mcs_fregs_arg(fregs, 2);
-
-	mcs_flush_stat_update(abs(val));
-}
-
-/* unsigned long @count (arg 2): (__)count_memcg_events(). */
-static void mcs_update_count(struct mcs_hook *h, unsigned long parent_ip,
-			     struct ftrace_regs *fregs)
-{
-	mcs_flush_stat_update(mcs_fregs_arg(fregs, 2));
-}
-
 /*
  * The update side: memcg_rstat_updated() is inlined into these, whose
- * third argument is the update's size in the kernel's unit.
+ * third argument (argument 2) is the update's size in the kernel's unit:
+ * an int, a long (7.x's __mod_memcg_lruvec_state()) or an unsigned event
+ * count.
  */
 #define ON_61_612	(MCS_ON_61 | MCS_ON_612)
 
 static struct mcs_hook mcs_update_rows[] = {
-	MCS_HANDLER_ROW(ON_61_612, "update.memcg_state", "__mod_memcg_state",
-			mcs_update_int, MCS_GRP_UPDATE),
-	MCS_HANDLER_ROW(ON_61_612, "update.lruvec_state",
-			"__mod_memcg_lruvec_state", mcs_update_int,
-			MCS_GRP_UPDATE),
-	MCS_HANDLER_ROW(ON_61_612, "update.events", "__count_memcg_events",
-			mcs_update_count, MCS_GRP_UPDATE),
+	MCS_UPDATE_ROW(ON_61_612, "update.memcg_state", "__mod_memcg_state",
+		       MCS_KIND_UPDATE_INT),
+	MCS_UPDATE_ROW(ON_61_612, "update.lruvec_state",
+		       "__mod_memcg_lruvec_state", MCS_KIND_UPDATE_INT),
+	MCS_UPDATE_ROW(ON_61_612, "update.events", "__count_memcg_events",
+		       MCS_KIND_UPDATE_ULONG),
 	/* 7.x: __mod_memcg_state() is inlined into mod_memcg_state(int) */
-	MCS_HANDLER_ROW(MCS_ON_7X, "update.memcg_state", "mod_memcg_state",
-			mcs_update_int, MCS_GRP_UPDATE),
-	MCS_HANDLER_ROW(MCS_ON_7X, "update.lruvec_state",
-			"__mod_memcg_lruvec_state", mcs_update_long,
-			MCS_GRP_UPDATE),
-	MCS_HANDLER_ROW(MCS_ON_7X, "update.events", "count_memcg_events",
-			mcs_update_count, MCS_GRP_UPDATE),
+	MCS_UPDATE_ROW(MCS_ON_7X, "update.memcg_state", "mod_memcg_state",
+		       MCS_KIND_UPDATE_INT),
+	MCS_UPDATE_ROW(MCS_ON_7X, "update.lruvec_state",
+		       "__mod_memcg_lruvec_state", MCS_KIND_UPDATE_LONG),
+	MCS_UPDATE_ROW(MCS_ON_7X, "update.events", "count_memcg_events",
+		       MCS_KIND_UPDATE_ULONG),
 };
 
 struct mcs_hook_table mcs_update_hooks = {
@@ -461,7 +438,7 @@ int mcs_flush_init(void)
 		pr_warn("flush control unavailable on this kernel\n");
 		return 0;
 	}
-	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_FLUSH);
+	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
 	if (ret)
 		goto fail_tables;
 	mcs_available = true;
@@ -493,7 +470,7 @@ void mcs_flush_exit(void)
 		mcs_hooks_detach(&mcs_update_hooks, MCS_GRP_UPDATE);
 		cancel_work_sync(&mcs_async_work);
 		mcs_apply_period(MCS_KERNEL_PERIOD_MS);
-		mcs_hooks_detach(&mcs_backend_hooks, MCS_GRP_FLUSH);
+		mcs_hooks_detach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
 		/* No task may be left in the replacement when we return. */
 		while (atomic_read(&mcs_inflight))
 			usleep_range(100, 1000);

@@ -70,7 +70,7 @@ static void mcs61_flush_stats(void)
 
 static struct mcs_hook mcs61_rows[] = {
 	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
-			 mcs61_flush_stats, MCS_GRP_FLUSH),
+			 mcs61_flush_stats),
 };
 
 struct mcs_hook_table mcs_backend_hooks = {

@@ -87,12 +87,12 @@ static void mcs612_flush_dwork(struct work_struct *w)
 
 static struct mcs_hook mcs612_rows[] = {
 	MCS_REDIRECT_ROW("flush", "mem_cgroup_flush_stats",
-			 mcs612_flush_stats, MCS_GRP_FLUSH),
+			 mcs612_flush_stats),
 	MCS_REDIRECT_ROW("flush.ratelimited",
 			 "mem_cgroup_flush_stats_ratelimited",
-			 mcs612_flush_stats_ratelimited, MCS_GRP_FLUSH),
+			 mcs612_flush_stats_ratelimited),
 	MCS_REDIRECT_ROW("flush.dwork", "flush_memcg_stats_dwork",
-			 mcs612_flush_dwork, MCS_GRP_FLUSH),
+			 mcs612_flush_dwork),
 };
 
 struct mcs_hook_table mcs_backend_hooks = {

@@ -89,10 +89,10 @@ static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
 
 static struct mcs_hook mcs7x_rows[] = {
 	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
-			 mcs7x_flush_stats, MCS_GRP_FLUSH),
+			 mcs7x_flush_stats),
 	MCS_REDIRECT_ROW("flush.ratelimited",
 			 "mem_cgroup_flush_stats_ratelimited",
-			 mcs7x_flush_stats_ratelimited, MCS_GRP_FLUSH),
+			 mcs7x_flush_stats_ratelimited),
 };
 
 struct mcs_hook_table mcs_backend_hooks = {

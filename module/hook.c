@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook engine: ftrace_ops for counting and redirecting. Life of an
- * ftrace hook, as in samples/ftrace/ftrace-ops.c:
+ * The hook engine: counting rows go to their function's counting site
+ * (site.c); redirects are ftrace_ops of their own. Life of a redirect, as
+ * in samples/ftrace/ftrace-ops.c:
  * ftrace_set_filter_ip() then register_ftrace_function(); teardown is
  * unregister_ftrace_function() (which waits for every cpu to leave the
  * callback) then ftrace_free_filter().
@@ -16,25 +17,9 @@
 #include "compat.h"
 #include "hook.h"
 #include "ksym.h"
+#include "site.h"
 
 static DEFINE_MUTEX(mcs_hook_lock);
-
-static void notrace mcs_ftrace_cb(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op,
-				  struct ftrace_regs *fregs)
-{
-	struct mcs_hook *h;
-
-	for (h = container_of(op, struct mcs_hook, ops); h; h = h->next_same) {
-		if (!mcs_hook_from_caller(h, parent_ip))
-			continue;
-		this_cpu_inc(*h->hits);
-		if (h->handler)
-			h->handler(h, parent_ip, fregs);
-		else
-			mcs_count(h->counter);
-	}
-}
 
 /*
  * The replacement calls the original itself; that call comes from inside
@@ -56,17 +41,11 @@ static int mcs_hook_register(struct mcs_hook *h)
 {
 	int ret;
 
-	if (h->leader)	/* served by the leader's ops, attached before it */
-		return h->leader->state == MCS_HOOK_ATTACHED ? 0 : -EINVAL;
+	if (h->mech == MCS_MECH_COUNT)
+		return mcs_site_attach(h->site, &h->row);
 	memset(&h->ops, 0, sizeof(h->ops));
-	if (h->mech == MCS_MECH_REDIRECT) {
-		h->ops.func = mcs_redirect_cb;
-		h->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
-	} else {
-		h->ops.func = mcs_ftrace_cb;
-		/* The callbacks only add to per-cpu counters: no recursion. */
-		h->ops.flags = FTRACE_OPS_FL_RECURSION;
-	}
+	h->ops.func = mcs_redirect_cb;
+	h->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
 	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 0);
 	if (ret)
 		return ret;
@@ -78,14 +57,36 @@ static int mcs_hook_register(struct mcs_hook *h)
 
 static void mcs_hook_unregister(struct mcs_hook *h)
 {
-	if (h->leader)	/* the leader's ops goes with the leader */
+	if (h->mech == MCS_MECH_COUNT) {
+		mcs_site_detach(h->site, &h->row);
 		return;
+	}
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
 }
 
+/* The trampolines' view of a counting row; the caller range is resolved. */
+static int mcs_hook_site(struct mcs_hook *h)
+{
+	struct mcs_site_row *r = &h->row;
+
+	r->hits = h->hits;
+	r->counter = &mcs_counters.v[h->counter];
+	r->amount = &mcs_counters.v[h->amount];
+	r->kind = h->kind;
+	h->site = mcs_site_get(h->addr, h->target, r);
+	if (!h->site) {
+		pr_err("hook %s: more counting sites than MCS_SITES_MAX\n",
+		       h->name);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 static int mcs_hook_resolve(struct mcs_hook *h)
 {
+	int ret;
+
 	h->state = MCS_HOOK_OTHER_GEN;
 	if (h->gens && !(h->gens & MCS_GEN_BIT))
 		return 0;
@@ -95,8 +96,10 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 		pr_info("hook %s: %s not in this kernel\n", h->name, h->target);
 		return 0;
 	}
-	if (h->caller &&
-	    mcs_ksym_range(h->caller, &h->caller_start, &h->caller_end)) {
+	h->row.caller_start = 0;
+	h->row.caller_end = ULONG_MAX;
+	if (h->caller && mcs_ksym_range(h->caller, &h->row.caller_start,
+					&h->row.caller_end)) {
 		pr_info("hook %s: caller %s not in this kernel\n", h->name,
 			h->caller);
 		return 0;
@@ -104,52 +107,32 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 	h->hits = alloc_percpu(unsigned long);
 	if (!h->hits)
 		return -ENOMEM;
-	h->state = MCS_HOOK_OFF;
-	if (h->mech != MCS_MECH_REDIRECT && !h->handler)
-		mcs_counter_set_present(h->counter);
-	return 0;
-}
-
-/* Chain counting rows that hook the same function in the same group. */
-static void mcs_hook_table_share(struct mcs_hook_table *t)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < t->n; i++) {
-		struct mcs_hook *h = &t->hooks[i];
-
-		if (h->mech != MCS_MECH_FTRACE || h->state != MCS_HOOK_OFF)
-			continue;
-		for (j = 0; j < i; j++) {
-			struct mcs_hook *l = &t->hooks[j], *tail;
-
-			if (l->mech != MCS_MECH_FTRACE || l->leader ||
-			    l->state != MCS_HOOK_OFF || l->addr != h->addr ||
-			    l->group != h->group)
-				continue;
-			h->leader = l;
-			for (tail = l; tail->next_same; tail = tail->next_same)
-				;
-			tail->next_same = h;
-			break;
-		}
+	if (h->mech == MCS_MECH_COUNT) {
+		ret = mcs_hook_site(h);
+		if (ret)
+			return ret;
+		if (h->group != MCS_GRP_UPDATE)
+			mcs_counter_set_present(h->counter);
 	}
+	h->state = MCS_HOOK_OFF;
+	return 0;
 }
 
 int mcs_hook_table_init(struct mcs_hook_table *t)
 {
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
+	mutex_lock(&mcs_hook_lock);
 	for (i = 0; i < t->n; i++) {
 		ret = mcs_hook_resolve(&t->hooks[i]);
-		if (ret) {
-			mcs_hook_table_exit(t);
-			return ret;
-		}
+		if (ret)
+			break;
 	}
-	mcs_hook_table_share(t);
-	return 0;
+	mutex_unlock(&mcs_hook_lock);
+	if (ret)
+		mcs_hook_table_exit(t);
+	return ret;
 }
 
 void mcs_hook_table_exit(struct mcs_hook_table *t)
@@ -157,10 +140,17 @@ void mcs_hook_table_exit(struct mcs_hook_table *t)
 	unsigned int i;
 
 	mcs_hooks_detach(t, ~0U);
+	mutex_lock(&mcs_hook_lock);
 	for (i = 0; i < t->n; i++) {
-		free_percpu(t->hooks[i].hits);
-		t->hooks[i].hits = NULL;
+		struct mcs_hook *h = &t->hooks[i];
+
+		if (h->site)
+			mcs_site_put(h->site, &h->row);
+		h->site = NULL;
+		free_percpu(h->hits);
+		h->hits = NULL;
 	}
+	mutex_unlock(&mcs_hook_lock);
 }
 
 static int mcs_hook_attach(struct mcs_hook *h)
@@ -268,10 +258,17 @@ static const char * const mcs_state_names[] = {
 	[MCS_HOOK_FAILED]	= "failed",
 };
 
-static const char * const mcs_mech_names[] = {
-	[MCS_MECH_FTRACE]	= "ftrace",
-	[MCS_MECH_REDIRECT]	= "redirect",
-};
+/* The mechanism in use, or the one an attach tries first. */
+static const char *mcs_hook_mech_name(const struct mcs_hook *h)
+{
+	const char *name;
+
+	if (h->mech == MCS_MECH_REDIRECT)
+		return "redirect";
+	name = h->site && h->state == MCS_HOOK_ATTACHED ?
+		mcs_site_mech_name(h->site) : NULL;
+	return name ?: (MCS_HAVE_DIRECT ? "direct" : "ftrace");
+}
 
 void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t)
 {
@@ -289,7 +286,7 @@ void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t)
 			for_each_possible_cpu(cpu)
 				hits += *per_cpu_ptr(h->hits, cpu);
 		seq_printf(m, "%s %s %s %s %s %lu\n", h->name, h->target,
-			   h->caller ?: "-", mcs_mech_names[h->mech],
+			   h->caller ?: "-", mcs_hook_mech_name(h),
 			   mcs_state_names[h->state], hits);
 	}
 	mutex_unlock(&mcs_hook_lock);

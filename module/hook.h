@@ -6,21 +6,25 @@
 #include <linux/seq_file.h>
 
 #include "counters.h"
+#include "site.h"
 
 /*
  * One small engine for every hook of the module. A hook is a row of a
  * per-generation table (flush.c, stock.c): the function it watches, the
  * caller a call must come from to count ("count-if-called-from", decided by
- * one range compare on ftrace's parent_ip), the counter it feeds, and the
- * mechanism:
- *   ftrace     count calls (or run ->handler) at function entry;
- *   redirect   send the call to ->redirect_to (FTRACE_OPS_FL_IPMODIFY, the
- *              livepatch mechanism) unless the module itself is the caller.
+ * one range compare on the caller's return address), the counter it feeds,
+ * and the mechanism:
+ *   count     add one to ->counter per matching call (an update row also
+ *             adds the update's size, see site_abi.h), through the counting
+ *             site of the function (site.h): a direct-call trampoline, or
+ *             an ftrace_ops where the kernel refuses the direct call;
+ *   redirect  send the call to ->redirect_to (FTRACE_OPS_FL_IPMODIFY, the
+ *             livepatch mechanism) unless the module itself is the caller.
  * A row applies to the kernel generations in ->gens (MCS_GEN_BIT of
  * compat.h; 0: all); rows of other generations are ignored.
  */
 enum mcs_hook_mech {
-	MCS_MECH_FTRACE,
+	MCS_MECH_COUNT,
 	MCS_MECH_REDIRECT,
 };
 
@@ -33,14 +37,9 @@ enum mcs_hook_state {
 };
 
 /* Hook groups, attached and detached together. */
-#define MCS_GRP_FLUSH	BIT(0)	/* flush counters, always on */
+#define MCS_GRP_REDIRECT BIT(0)	/* flush redirects, from load to unload */
 #define MCS_GRP_STOCK	BIT(1)	/* stock counters, the stock_hooks switch */
 #define MCS_GRP_UPDATE	BIT(2)	/* update side, only while a knob needs it */
-#define MCS_GRP_CONTROL	BIT(3)	/* flush redirects, while a knob needs them */
-
-struct mcs_hook;
-typedef void (*mcs_hook_handler_t)(struct mcs_hook *h, unsigned long parent_ip,
-				   struct ftrace_regs *fregs);
 
 struct mcs_hook {
 	/* Description: filled in by the tables. */
@@ -50,45 +49,45 @@ struct mcs_hook {
 	enum mcs_hook_mech mech;
 	unsigned int group;
 	unsigned int gens;		/* generations it applies to, 0: all */
-	enum mcs_counter counter;	/* counted per hit (ftrace) */
-	mcs_hook_handler_t handler;	/* ftrace: replaces the plain count */
+	enum mcs_counter counter;	/* count: one per matching call */
+	enum mcs_counter amount;	/* update rows: the update's size */
+	unsigned int kind;		/* count: MCS_KIND_* of site_abi.h */
 	void *redirect_to;		/* redirect: the replacement */
 
 	/* Runtime state, owned by hook.c. */
 	enum mcs_hook_state state;
 	unsigned long addr;
-	unsigned long caller_start, caller_end;
 	unsigned long __percpu *hits;
-	struct ftrace_ops ops;
-	/*
-	 * Rows of one table and group with the same ftrace target share the
-	 * first one's ftrace_ops (a site with one ops gets its own
-	 * trampoline; with several, ftrace walks every registered ops on
-	 * each call). The leader's callback serves the chain.
-	 */
-	struct mcs_hook *leader;	/* NULL: owns its ops */
-	struct mcs_hook *next_same;	/* next row served by this ops */
+	struct mcs_site *site;		/* count */
+	struct mcs_site_row row;	/* count */
+	struct ftrace_ops ops;		/* redirect */
 };
 
 /* A redirect of @target to the module function @to. */
-#define MCS_REDIRECT_ROW(_name, _target, _to, _group)	\
+#define MCS_REDIRECT_ROW(_name, _target, _to)		\
 	{						\
 		.name = _name,				\
 		.target = _target,			\
 		.mech = MCS_MECH_REDIRECT,		\
-		.group = _group,			\
+		.group = MCS_GRP_REDIRECT,		\
 		.redirect_to = _to,			\
 	}
 
-/* An ftrace hook of @target, on the generations @gens, that runs @fn. */
-#define MCS_HANDLER_ROW(_gens, _name, _target, _fn, _group)	\
-	{							\
-		.name = _name,					\
-		.target = _target,				\
-		.mech = MCS_MECH_FTRACE,			\
-		.group = _group,				\
-		.gens = _gens,					\
-		.handler = _fn,					\
+/*
+ * An update-side row of @target on the generations @gens: counts
+ * stat_updates and adds the update's size (argument 2, read as @kind) to
+ * stat_updates.amount.
+ */
+#define MCS_UPDATE_ROW(_gens, _name, _target, _kind)	\
+	{						\
+		.name = _name,				\
+		.target = _target,			\
+		.mech = MCS_MECH_COUNT,			\
+		.group = MCS_GRP_UPDATE,		\
+		.gens = _gens,				\
+		.counter = MCS_STAT_UPDATES,		\
+		.amount = MCS_STAT_UPDATES_AMOUNT,	\
+		.kind = _kind,				\
 	}
 
 struct mcs_hook_table {
@@ -112,12 +111,5 @@ void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group);
 
 /* One line per hook, in the format of the `hooks` file. */
 void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t);
-
-static __always_inline bool mcs_hook_from_caller(const struct mcs_hook *h,
-						 unsigned long parent_ip)
-{
-	return !h->caller ||
-	       (parent_ip >= h->caller_start && parent_ip < h->caller_end);
-}
 
 #endif /* MCS_HOOK_H */

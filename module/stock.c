@@ -46,7 +46,7 @@
 		.name = _name,						\
 		.target = _target,					\
 		.caller = _caller,					\
-		.mech = MCS_MECH_FTRACE,				\
+		.mech = MCS_MECH_COUNT,				\
 		.group = MCS_GRP_STOCK,					\
 		.gens = _gens,						\
 		.counter = _counter,					\

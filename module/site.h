@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MCS_SITE_H
+#define MCS_SITE_H
+
+#include <linux/ftrace.h>
+#include <linux/types.h>
+
+#include "site_abi.h"
+
+/*
+ * Counting sites: every counting row (hook.h) of every table that watches
+ * the same kernel function shares one site, and so one ftrace registration
+ * for that function, whatever groups its rows belong to:
+ *   direct  a direct-call trampoline of site_tramp.S: the fentry call goes
+ *           straight to it (or through ftrace_regs_caller when other ftrace
+ *           users share the function);
+ *   ftrace  an ordinary ftrace_ops whose C callback walks the same rows,
+ *           used where the direct registration fails (another direct user,
+ *           such as a BPF trampoline, owns the function: -EBUSY).
+ * Attaching a row links it into its site's list of attached rows;
+ * the first attached row registers the site, detaching the last one
+ * unregisters it. All of it under the hook engine's mutex.
+ */
+/* Rows of one site at most (every generation has fewer than 4). */
+#define MCS_SITE_ROWS_MAX	8
+
+struct mcs_site_row {
+	/* Read by the trampolines: the layout of site_abi.h. */
+	unsigned long caller_start;
+	unsigned long caller_end;
+	unsigned long __percpu *hits;
+	u64 __percpu *counter;
+	u64 __percpu *amount;
+	unsigned long kind;
+	struct mcs_site_row *next;
+
+	/* The site's list of every resolved row, attached or not. */
+	struct mcs_site_row *site_next;
+	bool attached;
+};
+
+enum mcs_site_mech {
+	MCS_SITE_NONE,		/* not registered */
+	MCS_SITE_DIRECT,
+	MCS_SITE_FTRACE,
+};
+
+struct mcs_site {
+	unsigned long addr;		/* 0: a free slot */
+	const char *target;
+	unsigned int index;		/* in mcs_site_heads, mcs_site_tramps */
+	unsigned int nr_rows, nr_attached;
+	struct mcs_site_row *rows;	/* every resolved row, by site_next */
+	enum mcs_site_mech mech;
+	bool shares_ipmodify;		/* with a livepatch or kprobe */
+	struct ftrace_ops ops;
+};
+
+/* The site of the function at @addr, for a new row; NULL when full. */
+struct mcs_site *mcs_site_get(unsigned long addr, const char *target,
+			      struct mcs_site_row *row);
+/* The row leaves its site; the last row frees the site. */
+void mcs_site_put(struct mcs_site *s, struct mcs_site_row *row);
+/* Attach or detach one row (registering or unregistering the site). */
+int mcs_site_attach(struct mcs_site *s, struct mcs_site_row *row);
+void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row);
+/* `direct`, `direct+ipmodify`, `ftrace`, or NULL when not registered. */
+const char *mcs_site_mech_name(const struct mcs_site *s);
+
+/* site_tramp.S: the trampoline of each site, by index. */
+extern const unsigned long mcs_site_tramps[MCS_SITES_MAX];
+
+/* Called by the trampolines while update_flush_every is set (flush.c). */
+void mcs_flush_update_tick(void);
+extern unsigned int mcs_update_every;
+
+#endif /* MCS_SITE_H */
