@@ -20,7 +20,8 @@ help:
 	@echo "make userspace             build the memcg-statctl tool and its unit tests"
 	@echo "make unit                  run the unit tests (no root, no module)"
 	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
-	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest (6.1, 6.12, 7.3)"
+	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest (6.1, 6.12, 7.3);"
+	@echo "                           TESTS=\"NAME...\" runs only those selftest programs"
 	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps + unit + checkpatch + module build + vmtest"
@@ -51,7 +52,7 @@ checkpatch:
 # The module build of `check` is against the guest kernel's Debian headers
 # (the host's own kernel may have none); vmtest does it before booting.
 vmtest:
-	scripts/vmtest.sh $(KVER)
+	MCS_TESTS="$(TESTS)" scripts/vmtest.sh $(KVER)
 
 # The README's "Installing on a test machine", word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).

@@ -15,6 +15,10 @@ make -s -C "$MCS_ROOT/selftests/memcg_statctl" \
 	OUTPUT="$MCS_BUILD/selftests" KSFT_INC="$MCS_BUILD/ksft" >&2
 
 files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
+# The selftests' helper modules, in /lib beside the module.
+for peer in $("$MCS_ROOT/scripts/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer"); do
+	files+=("$peer=/lib/$(basename "$peer")")
+done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
 # gnuplot is an alternatives symlink: copy what it points to.

@@ -23,7 +23,8 @@
 #   build  copy Kbuild and module/ to the root's /build/module-REL, build
 #          there with the root's make and gcc-14 (chroot), and print the
 #          host path of memcg_statctl.ko on stdout (logs go to stderr), the
-#          contract of module-build.sh.
+#          contract of module-build.sh; `build KVER PEER` builds a
+#          selftest's helper module from the directory PEER instead.
 #   hello  build a trivial module in the root: checks the toolchain alone.
 source "$(dirname "$0")/lib.sh"
 
@@ -186,18 +187,25 @@ kbuild_in_root() { # NAME
 		-j"$(nproc)" modules >&2
 }
 
-do_build() {
+do_build() { # [PEER]
 	load_env
-	local name=module-$KREL out
+	local name=module-$KREL out src=$MCS_ROOT what=(Kbuild module)
+	if [ -n "${1:-}" ]; then
+		name=$(basename "$1")-$KREL src=$1 what=(.)
+	fi
 	out=$TROOT/build/$name
 	rm -rf "$out"
 	mkdir -p "$out"
 	# Sources only: objects of other kernels' in-tree builds stay behind.
-	tar -C "$MCS_ROOT" --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	tar -C "$src" --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='modules.order' \
-		--exclude='Module.symvers' -cf - Kbuild module | tar -C "$out" -xf -
-	kbuild_in_root "$name" || die "module build against $KREL failed"
-	echo "$out/memcg_statctl.ko"
+		--exclude='Module.symvers' -cf - "${what[@]}" | tar -C "$out" -xf -
+	kbuild_in_root "$name" || die "module build of $name against $KREL failed"
+	if [ -n "${1:-}" ]; then
+		ls "$out"/*.ko
+	else
+		echo "$out/memcg_statctl.ko"
+	fi
 }
 
 do_hello() {
@@ -233,7 +241,7 @@ EOT
 
 case "$cmd" in
 fetch) do_fetch ;;
-build) do_build ;;
+build) do_build "${3:-}" ;;
 hello) do_hello ;;
 *) die "usage: kernel-7x.sh fetch|build|hello [KVER]" ;;
 esac

@@ -1,12 +1,27 @@
 #!/bin/bash
-# module-build.sh KVER: build memcg_statctl.ko against the fetched headers of
-# KVER, in build/module-KREL/ (one tree per kernel, the sources stay clean).
+# module-build.sh KVER [PEER]: build memcg_statctl.ko against the fetched
+# headers of KVER, in build/module-KREL/ (one tree per kernel, the sources
+# stay clean), and print its path. With PEER, a directory holding a
+# selftest's helper module (a Kbuild and its sources, e.g.
+# selftests/memcg_statctl/peer), build that instead, in
+# build/NAME-KREL/ (NAME: the directory's name), and print the path of
+# every .ko it made.
 source "$(dirname "$0")/lib.sh"
 
-kver=${1:?usage: module-build.sh KVER}
-if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" build "$kver"; fi
+kver=${1:?usage: module-build.sh KVER [PEER]}
+peer=${2:-}
+if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" build "$kver" "$peer"; fi
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
+if [ -n "$peer" ]; then
+	out=$MCS_BUILD/$(basename "$peer")-$KREL
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp -r "$peer"/. "$out/"
+	make -s -C "$KDIR" M="$out" modules >&2
+	ls "$out"/*.ko
+	exit 0
+fi
 out=$MCS_BUILD/module-$KREL
 mkdir -p "$out"
 rm -rf "$out/module"

@@ -2,6 +2,8 @@
 # vmtest.sh [KVER]: run the kernel-side tests of memcg_statctl in a guest
 # booting Debian's stock kernel KVER (default 6.1), print their TAP, and
 # fail on any failed or missing test or a kernel log that shows a bug.
+# MCS_TESTS="NAME..." runs only those programs of the suite (make vmtest
+# TESTS=...), for working on one test.
 source "$(dirname "$0")/lib.sh"
 
 kver=${1:-6.1}
@@ -9,8 +11,13 @@ work=$MCS_BUILD/vm-$kver
 mkdir -p "$work"
 start=$(date +%s)
 
-"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/job-selftests.sh" \
-	"$work/initramfs.cpio.gz"
+job=$MCS_ROOT/scripts/job-selftests.sh
+if [ -n "${MCS_TESTS:-}" ]; then
+	job=$work/job-selftests.sh
+	sed "s|run_tests.sh\$|run_tests.sh $MCS_TESTS|" \
+		"$MCS_ROOT/scripts/job-selftests.sh" >"$job"
+fi
+"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$job" "$work/initramfs.cpio.gz"
 "$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
 rc=0
 "$MCS_ROOT/scripts/tap-check.sh" "$work/console.log" || rc=$?

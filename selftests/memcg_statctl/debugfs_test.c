@@ -176,7 +176,7 @@ static int test_hooks(void)
 		"attached", "off", "missing", "failed",
 	};
 	static const char *const mechs[] = {
-		"ftrace", "kretprobe", "redirect",
+		"direct", "direct+ipmodify", "ftrace", "redirect",
 	};
 	struct hooks hs;
 	struct stats s;

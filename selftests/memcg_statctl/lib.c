@@ -777,7 +777,7 @@ int kmsg_scan(const struct kmsg_mark *m)
 
 /* ---- tracing -------------------------------------------------------- */
 
-static const char *tracefs(void)
+const char *tracefs(void)
 {
 	if (path_exists("/sys/kernel/tracing/trace"))
 		return "/sys/kernel/tracing";

@@ -225,6 +225,8 @@ void *shared_alloc(size_t size);
  * when tracefs is unavailable.
  */
 int ftrace_enabled_lines(const char *needle);
+/* The tracefs mount (/sys/kernel/tracing or under debugfs), or NULL. */
+const char *tracefs(void);
 int set_nice(pid_t pid, int nice);	/* setpriority(PRIO_PROCESS) */
 
 #endif

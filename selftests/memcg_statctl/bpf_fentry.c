@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A BPF fentry program on a kernel function, without libbpf: the function's
+ * BTF id from /sys/kernel/btf/vmlinux, a two-instruction program
+ * (r0 = 0; exit) loaded as BPF_PROG_TYPE_TRACING / BPF_TRACE_FENTRY and
+ * attached with BPF_RAW_TRACEPOINT_OPEN. What bpftrace's `kfunc:` probes
+ * do, minus the counting: the kernel gives the function a BPF trampoline,
+ * which takes the function's one direct-call slot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bpf_fentry.h"
+
+#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+
+/* Bytes that follow struct btf_type for a type of @kind with @vlen. */
+static long btf_extra(unsigned int kind, unsigned int vlen)
+{
+	switch (kind) {
+	case 1:		/* INT */
+	case 14:	/* VAR */
+	case 17:	/* DECL_TAG */
+		return 4;
+	case 3:		/* ARRAY */
+		return 12;
+	case 4:		/* STRUCT */
+	case 5:		/* UNION */
+	case 15:	/* DATASEC */
+	case 19:	/* ENUM64 */
+		return 12L * vlen;
+	case 6:		/* ENUM */
+	case 13:	/* FUNC_PROTO */
+		return 8L * vlen;
+	case 2: case 7: case 8: case 9: case 10: case 11: case 12: case 16:
+	case 18:	/* PTR FWD TYPEDEF VOLATILE CONST RESTRICT FUNC FLOAT TYPE_TAG */
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int btf_func_id(const char *name)
+{
+	const struct btf_header *h;
+	const char *strs, *p, *end;
+	struct stat st;
+	char *buf;
+	int fd, id = 0, found = -ENOENT;
+	ssize_t got = 0, r;
+
+	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !(buf = malloc(st.st_size ? st.st_size : 1 << 24))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	/* sysfs reports a size; read until EOF all the same */
+	while ((r = read(fd, buf + got, (st.st_size ?: 1 << 24) - got)) > 0)
+		got += r;
+	close(fd);
+	h = (const struct btf_header *)buf;
+	if (got < (ssize_t)sizeof(*h) || h->magic != BTF_MAGIC) {
+		free(buf);
+		return -EPROTO;
+	}
+	strs = buf + h->hdr_len + h->str_off;
+	p = buf + h->hdr_len + h->type_off;
+	end = p + h->type_len;
+	while (p < end) {
+		const struct btf_type *t = (const struct btf_type *)p;
+		unsigned int kind = BTF_INFO_KIND(t->info);
+		long extra = btf_extra(kind, BTF_INFO_VLEN(t->info));
+
+		id++;
+		if (extra < 0) {
+			found = -EPROTO;
+			break;
+		}
+		if (kind == BTF_KIND_FUNC && !strcmp(strs + t->name_off, name)) {
+			found = id;
+			break;
+		}
+		p += sizeof(*t) + extra;
+	}
+	free(buf);
+	return found;
+}
+
+static long bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+}
+
+int bpf_fentry_attach(const char *func, int *prog_fd)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	int id = btf_func_id(func), pfd, lfd;
+
+	if (id < 0)
+		return id;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACING;
+	a.expected_attach_type = BPF_TRACE_FENTRY;
+	a.attach_btf_id = id;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uintptr_t)"GPL";
+	pfd = bpf(BPF_PROG_LOAD, &a);
+	if (pfd < 0)
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.prog_fd = pfd;
+	lfd = bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+	if (lfd < 0) {
+		lfd = -errno;
+		close(pfd);
+		return lfd;
+	}
+	*prog_fd = pfd;
+	return lfd;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MEMCG_STATCTL_BPF_FENTRY_H
+#define MEMCG_STATCTL_BPF_FENTRY_H
+
+/* BTF id of the kernel function @name in vmlinux's BTF, or -errno. */
+int btf_func_id(const char *name);
+/*
+ * Load and attach an empty BPF fentry program to @func. Returns the link
+ * fd (close it, and *prog_fd, to detach) or -errno.
+ */
+int bpf_fentry_attach(const char *func, int *prog_fd);
+
+#endif

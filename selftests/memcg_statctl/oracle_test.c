@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The counting hooks against an independent oracle, through every path a
+ * call can take to the module's counting code:
+ *   after_load    the module counts through direct trampolines, then a
+ *                 tracefs kprobe joins each hooked function (ftrace shares
+ *                 the function: the trampoline is reached through
+ *                 ftrace_regs_caller);
+ *   before_load   the kprobes are there first, the module joins them;
+ *   bpf_at_load   a BPF fentry program holds one hooked function's direct
+ *                 call slot at load: that function's rows fall back to an
+ *                 ordinary ftrace_ops (`hooks` says `ftrace`), the others
+ *                 stay direct;
+ *   bpf_runtime   with the module counting directly, a BPF fentry program
+ *                 cannot attach (-EBUSY, one direct caller per function);
+ *                 after stock_hooks=0 it can, and stock_hooks=1 then falls
+ *                 back to ftrace for that function.
+ *   ipmodify      an IPMODIFY ftrace user (the helper module
+ *                 mcs_ipmodify_peer, registering what a livepatch or a
+ *                 kprobe with a post_handler registers) loads on a function
+ *                 the module counts directly, and the module loads on a
+ *                 function it holds: `hooks` says `direct+ipmodify`, the
+ *                 counts stay exact.
+ * The oracle: a kprobe event on each hooked function that records the
+ * caller's return address ($stack0 at entry), and a hist trigger keyed on
+ * it (.sym), so that a row's "calls from CALLER" are the hitcounts of the
+ * keys inside CALLER. Both sides see the same calls; the module's deltas
+ * (each row's hits, each counter) must lie between the oracle's deltas
+ * over the workload and over the workload plus the reads around it, which
+ * on an idle guest is exact equality.
+ * Every row of the update side is included (flush_mode=threshold).
+ */
+#define _GNU_SOURCE
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_fentry.h"
+#include "lib.h"
+
+#define ROWS_MAX	32
+#define EV_GROUP	"mcsoracle"
+#define FAULT_PAGES	2048
+#define FILES		300
+#define STAT_READS	50
+/* On every generation, the first charge-stock row's function. */
+#define BPF_TARGET	"try_charge_memcg"
+#define PEER_NAME	"mcs_ipmodify_peer"
+#define PEER_KO		"/lib/" PEER_NAME ".ko"
+
+struct row {
+	char name[NAME_LEN];
+	char target[NAME_LEN * 2];
+	char caller[NAME_LEN * 2];
+	int hook;		/* index in `hooks` */
+	int probe;		/* index in targets[] */
+};
+
+static struct row rows[ROWS_MAX];
+static int nrows;
+static char targets[ROWS_MAX][NAME_LEN * 2];
+static int ntargets;
+
+static bool counting(const struct hook *h)
+{
+	return strcmp(h->mech, "redirect") && !strcmp(h->state, "attached");
+}
+
+/* The attached counting rows, and the distinct functions they watch. */
+static int rows_select(void)
+{
+	struct hooks hs;
+	int i, j;
+
+	if (hooks_read(&hs))
+		return -1;
+	nrows = ntargets = 0;
+	for (i = 0; i < hs.n && nrows < ROWS_MAX; i++) {
+		struct row *r = &rows[nrows];
+
+		if (!counting(&hs.h[i]))
+			continue;
+		snprintf(r->name, sizeof(r->name), "%s", hs.h[i].name);
+		snprintf(r->target, sizeof(r->target), "%s", hs.h[i].target);
+		snprintf(r->caller, sizeof(r->caller), "%s", hs.h[i].caller);
+		r->hook = i;
+		for (j = 0; j < ntargets && strcmp(targets[j], r->target); j++)
+			;
+		if (j == ntargets)
+			snprintf(targets[ntargets++], sizeof(targets[0]), "%s",
+				 r->target);
+		r->probe = j;
+		nrows++;
+	}
+	if (!nrows)
+		diag("no counting hook is attached");
+	return nrows ? 0 : -1;
+}
+
+/* The counter a row feeds: its own name, or stat_updates for update.* */
+static const char *row_counter(const struct row *r)
+{
+	return strncmp(r->name, "update.", 7) ? r->name : "stat_updates";
+}
+
+/* ---- the oracle ------------------------------------------------------- */
+
+static int ev_path(char *buf, size_t size, int probe, const char *file)
+{
+	const char *t = tracefs();
+
+	if (!t)
+		return -ENOENT;
+	snprintf(buf, size, "%s/events/" EV_GROUP "/t%d/%s", t, probe, file);
+	return 0;
+}
+
+static int kprobe_events(const char *cmd)
+{
+	char path[256];
+	const char *t = tracefs();
+
+	if (!t)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/kprobe_events", t);
+	return write_str(path, cmd);	/* no O_TRUNC: appends */
+}
+
+static void probes_remove(void)
+{
+	char path[256], cmd[64];
+	int i;
+
+	for (i = 0; i < ntargets; i++) {
+		if (!ev_path(path, sizeof(path), i, "trigger"))
+			write_str(path, "!hist:keys=caller.sym");
+		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/t%d", i);
+		kprobe_events(cmd);
+	}
+}
+
+static int probes_add(void)
+{
+	char path[256], cmd[320];
+	int i, r;
+
+	for (i = 0; i < ntargets; i++) {
+		snprintf(cmd, sizeof(cmd), "p:" EV_GROUP "/t%d %.127s caller=$stack0:x64",
+			 i, targets[i]);
+		r = kprobe_events(cmd);
+		if (!r && !(r = ev_path(path, sizeof(path), i, "trigger")))
+			r = write_str(path, "hist:keys=caller.sym");
+		if (r) {
+			diag("kprobe + hist on %s: %s", targets[i], strerror(-r));
+			probes_remove();
+			return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sum the hitcounts of one hist: every key, or the keys whose symbol is
+ * @caller ("- " for any). Lines look like
+ *   { caller: [ffffffff8123abcd] mod_memcg_lruvec_state  } hitcount: 12
+ */
+static int hist_sum(int probe, const char *caller, uint64_t *sum)
+{
+	static char buf[1 << 20];
+	char path[256], *line, *save;
+	ssize_t n;
+
+	if (ev_path(path, sizeof(path), probe, "hist"))
+		return -ENOENT;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	*sum = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sym = strstr(line, "caller: ["), *hc = strstr(line, "hitcount:");
+		size_t len;
+
+		if (!sym || !hc)
+			continue;
+		sym = strchr(sym, ']') + 1;
+		sym += strspn(sym, " ");
+		len = strcspn(sym, " }");
+		if (strcmp(caller, "-") &&
+		    (len != strlen(caller) || strncmp(sym, caller, len)))
+			continue;
+		*sum += strtoull(hc + 9, NULL, 10);
+	}
+	return 0;
+}
+
+/*
+ * kprobe_profile: each event's hits and misses (a kprobe skips a call made
+ * while another kprobe runs on that cpu).
+ */
+static void kprobe_profile(void)
+{
+	char path[256], buf[4096], *line, *save;
+	const char *t = tracefs();
+
+	if (!t)
+		return;
+	snprintf(path, sizeof(path), "%s/kprobe_profile", t);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, EV_GROUP))
+			diag("kprobe_profile: %s", line);
+}
+
+struct snap {
+	uint64_t oracle[ROWS_MAX];
+};
+
+static int oracle_snap(struct snap *s)
+{
+	int i, r;
+
+	for (i = 0; i < nrows; i++) {
+		r = hist_sum(rows[i].probe, rows[i].caller, &s->oracle[i]);
+		if (r) {
+			diag("hist of %s: %s", rows[i].target, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* ---- the workload ------------------------------------------------------ */
+
+/* Page faults, slab objects (files), memory.stat reads, in one cgroup. */
+static int workload_child(void *arg, struct child *c)
+{
+	const char *cg = arg;
+	char dir[] = "/tmp/memcg_statctl_oracle.XXXXXX", path[300];
+	uint64_t v;
+	int i, fd;
+
+	thp_disable();
+	child_notify(c);
+	child_wait(c);
+	if (!fault_anon(FAULT_PAGES) || !mkdtemp(dir))
+		return 2;
+	for (i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, "x", 1) != 1)
+			return 3;
+		close(fd);
+	}
+	for (i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	for (i = 0; i < STAT_READS; i++)
+		memstat_get(cg, "anon", &v);
+	child_notify(c);
+	child_wait(c);
+	return 0;
+}
+
+struct window {
+	struct snap a, b, c, d;		/* oracle: a [module] b ... c [module] d */
+	struct hooks k0, k1;
+	struct stats s0, s1;
+};
+
+static int measure(struct window *w)
+{
+	char cg[256];
+	struct child ch;
+	int r;
+
+	if (cg_create_leaf("oracle", cg, sizeof(cg)))
+		return -1;
+	r = child_start(&ch, cg, workload_child, cg);
+	if (!r)
+		r = child_wait_ready(&ch, 10000);
+	if (!r)
+		r = oracle_snap(&w->a) ?: stats_read(&w->s0) ?:
+		    hooks_read(&w->k0) ?: oracle_snap(&w->b);
+	if (!r)
+		r = child_release(&ch) ?: child_wait_ready(&ch, 120000);
+	if (!r)
+		r = oracle_snap(&w->c) ?: stats_read(&w->s1) ?:
+		    hooks_read(&w->k1) ?: oracle_snap(&w->d);
+	child_kill(&ch);
+	cg_destroy(cg);
+	if (r)
+		diag("workload failed: %d", r);
+	return r;
+}
+
+/* lo <= v <= hi, said when not. */
+static int bracket(const char *what, uint64_t v, uint64_t lo, uint64_t hi)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	diag("%s: module +%" PRIu64 ", oracle +%" PRIu64 "..%" PRIu64, what, v,
+	     lo, hi);
+	return 1;
+}
+
+static int compare(const struct window *w)
+{
+	uint64_t lo, hi, total = 0;
+	int i, j, bad = 0;
+	char what[400];
+
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		lo = w->c.oracle[i] - w->b.oracle[i];
+		hi = w->d.oracle[i] - w->a.oracle[i];
+		snprintf(what, sizeof(what), "hook %.63s (%.127s from %.127s)", r->name,
+			 r->target, r->caller);
+		bad += bracket(what, w->k1.h[r->hook].hits - w->k0.h[r->hook].hits,
+			       lo, hi);
+		diag("%s: +%" PRIu64 "%s", what, lo, lo == hi ? "" : " (or more)");
+		total += lo;
+	}
+	/* A counter is the sum of the rows feeding it. */
+	for (i = 0; i < nrows; i++) {
+		const char *name = row_counter(&rows[i]);
+
+		for (j = 0; j < i && strcmp(row_counter(&rows[j]), name); j++)
+			;
+		if (j < i)
+			continue;
+		lo = hi = 0;
+		for (j = i; j < nrows; j++) {
+			if (strcmp(row_counter(&rows[j]), name))
+				continue;
+			lo += w->c.oracle[j] - w->b.oracle[j];
+			hi += w->d.oracle[j] - w->a.oracle[j];
+		}
+		snprintf(what, sizeof(what), "counter %.63s", name);
+		bad += bracket(what, stats_delta(&w->s0, &w->s1, name), lo, hi);
+	}
+	if (!total) {
+		diag("the workload made no counted call");
+		bad++;
+	}
+	if (bad)
+		kprobe_profile();
+	return bad;
+}
+
+/* Every attached counting row uses @mech, or @other_mech on @other. */
+static int mechs_are(const char *mech, const char *other, const char *other_mech)
+{
+	struct hooks hs;
+	int i, bad = 0;
+
+	if (hooks_read(&hs))
+		return 1;
+	for (i = 0; i < hs.n; i++) {
+		const struct hook *h = &hs.h[i];
+		const char *want = other && !strcmp(h->target, other) ?
+				   other_mech : mech;
+
+		if (!counting(h) || !strcmp(h->mech, want))
+			continue;
+		diag("hook %s on %s: mechanism %s, want %s", h->name, h->target,
+		     h->mech, want);
+		bad++;
+	}
+	return bad;
+}
+
+static int oracle_run(const char *other, const char *other_mech)
+{
+	struct window w;
+	int bad;
+
+	if (probes_add())
+		return KSFT_FAIL;
+	bad = mechs_are("direct", other, other_mech);
+	if (!bad)
+		bad = measure(&w) ? 1 : compare(&w);
+	probes_remove();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- module states ----------------------------------------------------- */
+
+static int set_mode(const char *mode)
+{
+	int r = statctl_write("flush_mode", mode, strlen(mode)) < 0;
+
+	if (r)
+		diag("flush_mode=%s failed", mode);
+	return r;
+}
+
+static int reload(const char *params)
+{
+	const char *ko = module_ko_path();
+	int r;
+
+	if (!ko) {
+		diag("MEMCG_STATCTL_KO is not set");
+		return -ENOENT;
+	}
+	if (module_loaded(MODULE_NAME)) {
+		r = module_unload(MODULE_NAME, 10000);
+		if (r) {
+			diag("unload: %s", strerror(-r));
+			return r;
+		}
+	}
+	if (!params)
+		return 0;
+	r = module_load(ko, params);
+	if (r)
+		diag("load %s: %s", params, strerror(-r));
+	return r;
+}
+
+/* Back to how the job loaded it: defaults. */
+static void restore(void)
+{
+	probes_remove();
+	reload("");
+}
+
+static bool flush_available(void)
+{
+	char v[64];
+
+	return !version_get("flush_control", v, sizeof(v)) &&
+	       !strcmp(v, "available");
+}
+
+/* Every counting row attached: stock and update side. */
+static int all_rows(void)
+{
+	if (flush_available() && set_mode("threshold"))
+		return -1;
+	return rows_select();
+}
+
+static int test_after_load(void)
+{
+	int ret;
+
+	if (all_rows())
+		return KSFT_FAIL;
+	ret = oracle_run(NULL, NULL);
+	set_mode("kernel");
+	return ret;
+}
+
+static int test_before_load(void)
+{
+	struct window w;
+	int bad = 1;
+
+	if (all_rows() || reload(NULL) || probes_add())
+		goto out;
+	if (reload("flush_mode=threshold"))
+		goto out;
+	bad = mechs_are("direct", NULL, NULL);
+	if (!bad)
+		bad = measure(&w) ? 1 : compare(&w);
+out:
+	restore();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int test_bpf_at_load(void)
+{
+	int link, prog, ret = KSFT_FAIL;
+
+	if (btf_func_id(BPF_TARGET) < 0) {
+		diag("no BTF for %s: %d", BPF_TARGET, btf_func_id(BPF_TARGET));
+		return KSFT_SKIP;
+	}
+	if (all_rows() || reload(NULL))
+		goto out;
+	link = bpf_fentry_attach(BPF_TARGET, &prog);
+	if (link < 0) {
+		diag("BPF fentry on %s: %s", BPF_TARGET, strerror(-link));
+		goto out;
+	}
+	if (!reload("flush_mode=threshold"))
+		ret = oracle_run(BPF_TARGET, "ftrace");
+	reload(NULL);
+	close(link);
+	close(prog);
+out:
+	restore();
+	return ret;
+}
+
+static int test_bpf_runtime(void)
+{
+	int link, prog = -1, bad = 0;
+
+	if (btf_func_id(BPF_TARGET) < 0)
+		return KSFT_SKIP;
+	if (!statctl_has("stock_hooks"))
+		return KSFT_SKIP;
+	/* stock rows only: the update side stays off (flush_mode=kernel) */
+	if (rows_select())
+		return KSFT_FAIL;
+	link = bpf_fentry_attach(BPF_TARGET, &prog);
+	if (link != -EBUSY) {
+		diag("BPF fentry on %s while the module counts directly: %s, want EBUSY",
+		     BPF_TARGET, link < 0 ? strerror(-link) : "attached");
+		bad++;
+		if (link >= 0) {
+			close(link);
+			close(prog);
+		}
+	}
+	if (statctl_write("stock_hooks", "0", 1) < 0)
+		return KSFT_FAIL;
+	link = bpf_fentry_attach(BPF_TARGET, &prog);
+	if (link < 0) {
+		diag("BPF fentry on %s after stock_hooks=0: %s", BPF_TARGET,
+		     strerror(-link));
+		statctl_write("stock_hooks", "1", 1);
+		return KSFT_FAIL;
+	}
+	if (statctl_write("stock_hooks", "1", 1) < 0) {
+		diag("stock_hooks=1 with a BPF program on %s failed", BPF_TARGET);
+		bad++;
+	} else if (oracle_run(BPF_TARGET, "ftrace") != KSFT_PASS) {
+		bad++;
+	}
+	/* off and on again without it: direct once more */
+	statctl_write("stock_hooks", "0", 1);
+	close(link);
+	close(prog);
+	statctl_write("stock_hooks", "1", 1);
+	bad += mechs_are("direct", NULL, NULL);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int peer_load(void)
+{
+	int r = module_load(PEER_KO, "func=" BPF_TARGET);
+
+	if (r)
+		diag("%s func=%s: %s", PEER_NAME, BPF_TARGET, strerror(-r));
+	return r;
+}
+
+static int test_ipmodify(void)
+{
+	int bad = 0;
+
+	if (!path_exists(PEER_KO)) {
+		diag("no %s", PEER_KO);
+		return KSFT_SKIP;
+	}
+	/* the peer joins the module's direct trampoline */
+	if (all_rows() || peer_load())
+		goto out;
+	bad += oracle_run(BPF_TARGET, "direct+ipmodify") != KSFT_PASS;
+	if (module_unload(PEER_NAME, 10000))
+		bad++;
+	bad += mechs_are("direct", NULL, NULL);
+	/* the module joins the peer */
+	if (reload(NULL) || peer_load() || reload("flush_mode=threshold"))
+		goto out;
+	bad += mechs_are("direct", BPF_TARGET, "direct+ipmodify");
+	if (module_unload(PEER_NAME, 10000))
+		bad++;
+	bad += mechs_are("direct", NULL, NULL);
+	restore();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+out:
+	if (module_loaded(PEER_NAME))
+		module_unload(PEER_NAME, 10000);
+	restore();
+	return KSFT_FAIL;
+}
+
+int main(void)
+{
+	static const struct test tests[] = {
+		{ test_after_load, "after_load" },
+		{ test_before_load, "before_load" },
+		{ test_bpf_at_load, "bpf_at_load" },
+		{ test_bpf_runtime, "bpf_runtime" },
+		{ test_ipmodify, "ipmodify" },
+	};
+
+	require_module();
+	if (!tracefs())
+		ksft_exit_skip("no tracefs\n");
+	return run_test_table(tests, ARRAY_SIZE(tests));
+}
