@@ -50,7 +50,7 @@ setup() { # CONFIG
 	off) insmod $KO stock_hooks=0 $OFF ;;
 	stock) insmod $KO stock_hooks=1 $OFF ;;
 	flush) insmod $KO stock_hooks=0 ;;
-	update) insmod $KO stock_hooks=0 update_flush_every=1000000 ;;
+	update) insmod $KO stock_hooks=0 flush_mode=threshold ;;
 	default) insmod $KO ;;
 	kprobe) kprobes_on $KPROBES ;;
 	kp:*) kprobes_on $(echo "${1#kp:}" | tr , ' ') ;;
