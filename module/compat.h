@@ -88,14 +88,16 @@
 #endif
 
 /*
- * The direct-call API: one trampoline for the functions in @ops' filter.
- * 6.1 names it _multi (its ip-based register_ftrace_direct() uses one
- * global ops for every user; not used here); 6.12 and later took over the
- * plain name and free the filter on request.
+ * The direct-call API: one trampoline for the functions in @ops' filter,
+ * switched to another without losing calls by _modify. 6.1 names it
+ * _multi (its ip-based register_ftrace_direct() uses one global ops for
+ * every user; not used here); 6.12 and later took over the plain name and
+ * free the filter on request.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #ifdef MCS_GEN_61
 #define mcs_direct_register(ops, addr)	register_ftrace_direct_multi(ops, addr)
+#define mcs_direct_modify(ops, addr)	modify_ftrace_direct_multi(ops, addr)
 static inline void mcs_direct_unregister(struct ftrace_ops *ops,
 					 unsigned long addr)
 {
@@ -104,6 +106,7 @@ static inline void mcs_direct_unregister(struct ftrace_ops *ops,
 }
 #else
 #define mcs_direct_register(ops, addr)	register_ftrace_direct(ops, addr)
+#define mcs_direct_modify(ops, addr)	modify_ftrace_direct(ops, addr)
 #define mcs_direct_unregister(ops, addr) unregister_ftrace_direct(ops, addr, true)
 #endif
 #define MCS_HAVE_DIRECT		1
@@ -115,6 +118,7 @@ static inline void mcs_direct_unregister(struct ftrace_ops *ops,
 #endif
 #else
 #define mcs_direct_register(ops, addr)	(-EOPNOTSUPP)
+#define mcs_direct_modify(ops, addr)	(-EOPNOTSUPP)
 #define mcs_direct_unregister(ops, addr) do { } while (0)
 #define MCS_HAVE_DIRECT		0
 #endif

@@ -37,6 +37,15 @@ static const char * const mcs_counter_names[MCS_NR_COUNTERS] = {
 	[MCS_STAT_UPDATES_AMOUNT]	= "stat_updates.amount",
 };
 
+#define MCS_SOURCES_MAX		64
+
+/* Per-cpu values that counters are summed from, besides their own slot. */
+static struct {
+	enum mcs_counter c;
+	u64 __percpu *p;
+} mcs_sources[MCS_SOURCES_MAX];
+static unsigned int mcs_nr_sources;
+
 /* Sums at the last reset; protected by mcs_base_lock. */
 static u64 mcs_base[MCS_NR_COUNTERS];
 static DEFINE_MUTEX(mcs_base_lock);
@@ -52,15 +61,50 @@ u64 mcs_counter_sum(enum mcs_counter c)
 	u64 sum = 0;
 	int cpu;
 
+	unsigned int i, n = READ_ONCE(mcs_nr_sources);
+
 	for_each_possible_cpu(cpu) {
 		u64 v = READ_ONCE(per_cpu(mcs_counters, cpu).v[c]);
 
-		if (mcs_is_max(c))
+		if (mcs_is_max(c)) {
 			sum = max(sum, v);
-		else
-			sum += v;
+			continue;
+		}
+		sum += v;
+		for (i = 0; i < n; i++)
+			if (mcs_sources[i].c == c && mcs_sources[i].p)
+				sum += READ_ONCE(*per_cpu_ptr(mcs_sources[i].p,
+							      cpu));
 	}
 	return sum;
+}
+
+void mcs_counter_add_source(enum mcs_counter c, u64 __percpu *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < mcs_nr_sources; i++)
+		if (!mcs_sources[i].p)
+			break;
+	if (WARN_ON_ONCE(i == MCS_SOURCES_MAX))
+		return;
+	mcs_sources[i].c = c;
+	WRITE_ONCE(mcs_sources[i].p, p);
+	if (i == mcs_nr_sources)
+		WRITE_ONCE(mcs_nr_sources, i + 1);
+}
+
+void mcs_counter_del_sources(void __percpu *base, size_t size)
+{
+	unsigned long lo = (__force unsigned long)base, hi = lo + size;
+	unsigned int i;
+
+	for (i = 0; i < mcs_nr_sources; i++) {
+		unsigned long p = (__force unsigned long)mcs_sources[i].p;
+
+		if (p >= lo && p < hi)
+			WRITE_ONCE(mcs_sources[i].p, NULL);
+	}
 }
 
 /* Raise this cpu's maximum; callers may be preempted, hence cmpxchg. */

@@ -52,7 +52,9 @@ DECLARE_PER_CPU(struct mcs_pcpu_counters, mcs_counters);
  *   values only grow, so a read never goes below the baseline and two reads
  *   without a reset between them never go backwards;
  * - the callbacks that count do not call anything that is itself hooked, so
- *   an event is never counted twice through recursion.
+ *   an event is never counted twice through recursion;
+ * - the same holds for the rows' per-cpu hits and amounts that the counters
+ *   of hooked events are summed from (mcs_counter_add_source()).
  * flush.ns_max is the exception: a maximum cannot be rebased, so it is kept
  * per cpu with cmpxchg and cleared with xchg (see mcs_counter_max()).
  */
@@ -72,6 +74,17 @@ u64 mcs_counter_read(enum mcs_counter c);
 u64 mcs_counter_sum(enum mcs_counter c);
 const char *mcs_counter_name(enum mcs_counter c);
 void mcs_counters_reset(void);
+
+/*
+ * A counter that counting rows feed is the sum of their per-cpu values
+ * (hits or amounts, site.h), added to the counter's own per-cpu slot:
+ * a trampoline then adds to one place per call. Sources are added while
+ * the tables are resolved at load and removed before they are freed at
+ * unload; no reader runs then.
+ */
+void mcs_counter_add_source(enum mcs_counter c, u64 __percpu *p);
+/* Remove every source inside [@base, @base + @size). */
+void mcs_counter_del_sources(void __percpu *base, size_t size);
 
 /* A counter is printed only when some hook feeding it is available. */
 void mcs_counter_set_present(enum mcs_counter c);

@@ -33,7 +33,7 @@ static void notrace mcs_redirect_cb(unsigned long ip, unsigned long parent_ip,
 
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
-	this_cpu_inc(*h->hits);
+	this_cpu_inc(h->pcpu->hits);
 	mcs_fregs_set_ip(fregs, (unsigned long)h->redirect_to);
 }
 
@@ -70,9 +70,7 @@ static int mcs_hook_site(struct mcs_hook *h)
 {
 	struct mcs_site_row *r = &h->row;
 
-	r->hits = h->hits;
-	r->counter = &mcs_counters.v[h->counter];
-	r->amount = &mcs_counters.v[h->amount];
+	r->pcpu = h->pcpu;
 	r->kind = h->kind;
 	h->site = mcs_site_get(h->addr, h->target, r);
 	if (!h->site) {
@@ -104,13 +102,16 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 			h->caller);
 		return 0;
 	}
-	h->hits = alloc_percpu(unsigned long);
-	if (!h->hits)
+	h->pcpu = alloc_percpu(struct mcs_row_pcpu);
+	if (!h->pcpu)
 		return -ENOMEM;
 	if (h->mech == MCS_MECH_COUNT) {
 		ret = mcs_hook_site(h);
 		if (ret)
 			return ret;
+		mcs_counter_add_source(h->counter, &h->pcpu->hits);
+		if (h->kind != MCS_KIND_COUNT)
+			mcs_counter_add_source(h->amount, &h->pcpu->amount);
 		if (h->group != MCS_GRP_UPDATE)
 			mcs_counter_set_present(h->counter);
 	}
@@ -147,8 +148,10 @@ void mcs_hook_table_exit(struct mcs_hook_table *t)
 		if (h->site)
 			mcs_site_put(h->site, &h->row);
 		h->site = NULL;
-		free_percpu(h->hits);
-		h->hits = NULL;
+		if (h->pcpu)
+			mcs_counter_del_sources(h->pcpu, sizeof(*h->pcpu));
+		free_percpu(h->pcpu);
+		h->pcpu = NULL;
 	}
 	mutex_unlock(&mcs_hook_lock);
 }
@@ -278,14 +281,14 @@ void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t)
 	mutex_lock(&mcs_hook_lock);
 	for (i = 0; i < t->n; i++) {
 		struct mcs_hook *h = &t->hooks[i];
-		unsigned long hits = 0;
+		u64 hits = 0;
 
 		if (h->state == MCS_HOOK_OTHER_GEN)
 			continue;
-		if (h->hits && h->state == MCS_HOOK_ATTACHED)
+		if (h->pcpu && h->state == MCS_HOOK_ATTACHED)
 			for_each_possible_cpu(cpu)
-				hits += *per_cpu_ptr(h->hits, cpu);
-		seq_printf(m, "%s %s %s %s %s %lu\n", h->name, h->target,
+				hits += per_cpu_ptr(h->pcpu, cpu)->hits;
+		seq_printf(m, "%s %s %s %s %s %llu\n", h->name, h->target,
 			   h->caller ?: "-", mcs_hook_mech_name(h),
 			   mcs_state_names[h->state], hits);
 	}

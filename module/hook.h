@@ -49,15 +49,15 @@ struct mcs_hook {
 	enum mcs_hook_mech mech;
 	unsigned int group;
 	unsigned int gens;		/* generations it applies to, 0: all */
-	enum mcs_counter counter;	/* count: one per matching call */
-	enum mcs_counter amount;	/* update rows: the update's size */
+	enum mcs_counter counter;	/* count: the sum of the rows' hits */
+	enum mcs_counter amount;	/* update rows: of their amounts */
 	unsigned int kind;		/* count: MCS_KIND_* of site_abi.h */
 	void *redirect_to;		/* redirect: the replacement */
 
 	/* Runtime state, owned by hook.c. */
 	enum mcs_hook_state state;
 	unsigned long addr;
-	unsigned long __percpu *hits;
+	struct mcs_row_pcpu __percpu *pcpu;	/* hits (and amount) */
 	struct mcs_site *site;		/* count */
 	struct mcs_site_row row;	/* count */
 	struct ftrace_ops ops;		/* redirect */

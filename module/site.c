@@ -18,14 +18,18 @@
 
 static_assert(offsetof(struct mcs_site_row, caller_start) == MCS_ROW_START);
 static_assert(offsetof(struct mcs_site_row, caller_end) == MCS_ROW_END);
-static_assert(offsetof(struct mcs_site_row, hits) == MCS_ROW_HITS);
-static_assert(offsetof(struct mcs_site_row, counter) == MCS_ROW_COUNTER);
-static_assert(offsetof(struct mcs_site_row, amount) == MCS_ROW_AMOUNT);
+static_assert(offsetof(struct mcs_site_row, pcpu) == MCS_ROW_PCPU);
 static_assert(offsetof(struct mcs_site_row, kind) == MCS_ROW_KIND);
 static_assert(offsetof(struct mcs_site_row, next) == MCS_ROW_NEXT);
+static_assert(offsetof(struct mcs_row_pcpu, hits) == MCS_PCPU_HITS);
+static_assert(offsetof(struct mcs_row_pcpu, amount) == MCS_PCPU_AMOUNT);
 
-/* Read by site_tramp.S: the first attached row of each site. */
+/*
+ * Read by site_tramp.S: the first attached row of each site, and the
+ * per-cpu data of the one row of a site that has one.
+ */
 struct mcs_site_row *mcs_site_heads[MCS_SITES_MAX];
+struct mcs_row_pcpu __percpu *mcs_site_single[MCS_SITES_MAX];
 
 static struct mcs_site mcs_sites[MCS_SITES_MAX];
 
@@ -47,8 +51,7 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 	for (r = READ_ONCE(mcs_site_heads[s->index]); r; r = READ_ONCE(r->next)) {
 		if (parent_ip < r->caller_start || parent_ip >= r->caller_end)
 			continue;
-		this_cpu_inc(*r->hits);
-		this_cpu_inc(*r->counter);
+		this_cpu_inc(r->pcpu->hits);
 		if (r->kind == MCS_KIND_COUNT)
 			continue;
 		val = mcs_fregs_arg(fregs, 2);
@@ -56,10 +59,22 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 			val = (int)val;
 		if (r->kind != MCS_KIND_UPDATE_ULONG)
 			val = abs(val);
-		this_cpu_add(*r->amount, (u64)val);
+		this_cpu_add(r->pcpu->amount, (u64)val);
 		if (READ_ONCE(mcs_update_every))
 			mcs_flush_update_tick();
 	}
+}
+
+/* The trampoline that fits the attached rows of @s. */
+static unsigned long mcs_site_tramp(const struct mcs_site *s)
+{
+	const struct mcs_site_row *r = mcs_site_heads[s->index];
+	unsigned int v = MCS_VARIANT_WALK;
+
+	if (s->nr_attached == 1 && r && !r->caller_start &&
+	    r->caller_end == ULONG_MAX)
+		v = MCS_VARIANT_SINGLE + r->kind;
+	return mcs_site_tramps[v][s->index];
 }
 
 #if MCS_HAVE_DIRECT
@@ -103,7 +118,8 @@ static int mcs_site_register_direct(struct mcs_site *s)
 	ret = ftrace_set_filter_ip(&s->ops, s->addr, 0, 0);
 	if (ret)
 		return ret;
-	ret = mcs_direct_register(&s->ops, mcs_site_tramps[s->index]);
+	s->tramp = mcs_site_tramp(s);
+	ret = mcs_direct_register(&s->ops, s->tramp);
 	if (ret)
 		ftrace_free_filter(&s->ops);
 	return ret;
@@ -147,7 +163,7 @@ static int mcs_site_register(struct mcs_site *s)
 static void mcs_site_unregister(struct mcs_site *s)
 {
 	if (s->mech == MCS_SITE_DIRECT) {
-		mcs_direct_unregister(&s->ops, mcs_site_tramps[s->index]);
+		mcs_direct_unregister(&s->ops, s->tramp);
 	} else if (s->mech == MCS_SITE_FTRACE) {
 		unregister_ftrace_function(&s->ops);
 		ftrace_free_filter(&s->ops);
@@ -157,14 +173,17 @@ static void mcs_site_unregister(struct mcs_site *s)
 }
 
 /*
- * Point the trampoline's list at the attached rows, in site order.
- * A walker running concurrently only ever steps to a later row, so it
- * ends; it may still count a row detached under it, once.
+ * Point the trampolines' list at the attached rows, in site order, and
+ * the single-row variants at the row when there is one. A walker running
+ * concurrently only ever steps to a later row, so it ends; it may still
+ * count a row detached under it, once. With two rows attached the single
+ * pointer keeps the row it had: the variant that reads it stays
+ * registered until mcs_site_update() moves the call to the walk.
  */
 static void mcs_site_relink(struct mcs_site *s)
 {
-	struct mcs_site_row *r, *next = NULL;
 	struct mcs_site_row *order[MCS_SITE_ROWS_MAX];
+	struct mcs_site_row *r, *next = NULL;
 	int n = 0;
 
 	for (r = s->rows; r && n < ARRAY_SIZE(order); r = r->site_next)
@@ -176,6 +195,33 @@ static void mcs_site_relink(struct mcs_site *s)
 		next = order[n];
 	}
 	WRITE_ONCE(mcs_site_heads[s->index], next);
+	if (next && !next->next)
+		WRITE_ONCE(mcs_site_single[s->index], next->pcpu);
+}
+
+/* Register, unregister or switch the trampoline after a change of rows. */
+static int mcs_site_update(struct mcs_site *s)
+{
+	unsigned long want;
+	int ret;
+
+	if (!s->nr_attached) {
+		mcs_site_unregister(s);
+		return 0;
+	}
+	if (s->mech == MCS_SITE_NONE)
+		return mcs_site_register(s);
+	if (s->mech != MCS_SITE_DIRECT)
+		return 0;
+	want = mcs_site_tramp(s);
+	if (want == s->tramp)
+		return 0;
+	ret = mcs_direct_modify(&s->ops, want);
+	if (ret)
+		pr_err("%s: moving the direct call failed: %d\n", s->target, ret);
+	else
+		s->tramp = want;
+	return ret;
 }
 
 struct mcs_site *mcs_site_get(unsigned long addr, const char *target,
@@ -236,14 +282,14 @@ int mcs_site_attach(struct mcs_site *s, struct mcs_site_row *row)
 	if (row->attached)
 		return 0;
 	row->attached = true;
+	s->nr_attached++;
 	mcs_site_relink(s);
-	if (s->nr_attached++)
-		return 0;
-	ret = mcs_site_register(s);
+	ret = mcs_site_update(s);
 	if (ret) {
-		s->nr_attached--;
 		row->attached = false;
+		s->nr_attached--;
 		mcs_site_relink(s);
+		mcs_site_update(s);
 	}
 	return ret;
 }
@@ -252,10 +298,13 @@ void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row)
 {
 	if (!row->attached)
 		return;
-	if (--s->nr_attached == 0)
+	/* The last row: no call may be in a trampoline once unlinked. */
+	if (s->nr_attached == 1)
 		mcs_site_unregister(s);
 	row->attached = false;
+	s->nr_attached--;
 	mcs_site_relink(s);
+	mcs_site_update(s);
 }
 
 const char *mcs_site_mech_name(const struct mcs_site *s)

@@ -19,18 +19,25 @@
  *           such as a BPF trampoline, owns the function: -EBUSY).
  * Attaching a row links it into its site's list of attached rows;
  * the first attached row registers the site, detaching the last one
- * unregisters it. All of it under the hook engine's mutex.
+ * unregisters it, and a change in between moves the direct call to the
+ * trampoline variant that fits the rows now attached (modify_ftrace_direct,
+ * which keeps every call counted during the switch). All of it under the
+ * hook engine's mutex.
  */
 /* Rows of one site at most (every generation has fewer than 4). */
 #define MCS_SITE_ROWS_MAX	8
+
+/* What a row counts, per cpu: read by `hooks` and summed into `stats`. */
+struct mcs_row_pcpu {
+	u64 hits;
+	u64 amount;		/* update rows: the sum of the update sizes */
+};
 
 struct mcs_site_row {
 	/* Read by the trampolines: the layout of site_abi.h. */
 	unsigned long caller_start;
 	unsigned long caller_end;
-	unsigned long __percpu *hits;
-	u64 __percpu *counter;
-	u64 __percpu *amount;
+	struct mcs_row_pcpu __percpu *pcpu;
 	unsigned long kind;
 	struct mcs_site_row *next;
 
@@ -52,6 +59,7 @@ struct mcs_site {
 	unsigned int nr_rows, nr_attached;
 	struct mcs_site_row *rows;	/* every resolved row, by site_next */
 	enum mcs_site_mech mech;
+	unsigned long tramp;		/* direct: the trampoline registered */
 	bool shares_ipmodify;		/* with a livepatch or kprobe */
 	struct ftrace_ops ops;
 };
@@ -67,8 +75,8 @@ void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row);
 /* `direct`, `direct+ipmodify`, `ftrace`, or NULL when not registered. */
 const char *mcs_site_mech_name(const struct mcs_site *s);
 
-/* site_tramp.S: the trampoline of each site, by index. */
-extern const unsigned long mcs_site_tramps[MCS_SITES_MAX];
+/* site_tramp.S: the trampoline of each variant and site. */
+extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
 
 /* Called by the trampolines while update_flush_every is set (flush.c). */
 void mcs_flush_update_tick(void);

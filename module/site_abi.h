@@ -5,30 +5,41 @@
 /*
  * The counting rows as the direct trampolines (site_tramp.S) read them.
  * Included by C and by assembly: the offsets below are checked against
- * struct mcs_site_row in site.c with static_assert.
+ * struct mcs_site_row and struct mcs_row_pcpu in site.c with static_assert.
  *
- * A site is one hooked kernel function; its counting rows form a singly
- * linked list of the rows that are attached now, headed by
- * mcs_site_heads[site index]. Per row and call: when the caller (parent ip)
- * lies in [start, end), add one to the row's hits and to its counter; an
- * update row also adds |argument 2| (or argument 2, for an unsigned count)
- * to its amount counter and, while update_flush_every is set, calls
- * mcs_flush_update_tick().
+ * A site is one hooked kernel function. Its attached rows form a singly
+ * linked list headed by mcs_site_heads[site index]; when exactly one row is
+ * attached, mcs_site_single[site index] points at it too. Per row and
+ * call: when the caller (parent ip) lies in [start, end), add one to the
+ * row's per-cpu hits; an update row also adds |argument 2| (argument 2,
+ * for an unsigned count) to its per-cpu amount and, while
+ * update_flush_every is set, calls mcs_flush_update_tick(). The counters
+ * of `stats` are sums of these (counters.c).
  */
 #define MCS_ROW_START		0	/* caller range, 0 .. ~0UL: any caller */
 #define MCS_ROW_END		8
-#define MCS_ROW_HITS		16	/* __percpu unsigned long * */
-#define MCS_ROW_COUNTER		24	/* __percpu u64 * (mcs_counters) */
-#define MCS_ROW_AMOUNT		32	/* __percpu u64 *, update rows */
-#define MCS_ROW_KIND		40
-#define MCS_ROW_NEXT		48	/* next attached row of the site */
-#define MCS_ROW_SIZE		56
+#define MCS_ROW_PCPU		16	/* struct mcs_row_pcpu __percpu * */
+#define MCS_ROW_KIND		24
+#define MCS_ROW_NEXT		32	/* next attached row of the site */
 
-/* Row kinds: what a matching call adds besides one to hits and counter. */
+#define MCS_PCPU_HITS		0
+#define MCS_PCPU_AMOUNT		8
+
+/* Row kinds: what a matching call adds besides one to hits. */
 #define MCS_KIND_COUNT		0	/* nothing */
 #define MCS_KIND_UPDATE_INT	1	/* |(int)arg2| to amount */
 #define MCS_KIND_UPDATE_LONG	2	/* |(long)arg2| to amount */
 #define MCS_KIND_UPDATE_ULONG	3	/* (unsigned long)arg2 to amount */
+#define MCS_NR_KINDS		4
+
+/*
+ * Trampoline variants of a site (mcs_site_tramps[variant][site]): the walk
+ * of the list serves every row set; a site whose one attached row takes
+ * every caller uses the short variant of that row's kind.
+ */
+#define MCS_VARIANT_WALK	0
+#define MCS_VARIANT_SINGLE	1	/* + the row's kind */
+#define MCS_NR_VARIANTS		(MCS_VARIANT_SINGLE + MCS_NR_KINDS)
 
 /* Functions hooked for counting at once, over every table. */
 #define MCS_SITES_MAX		16

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Direct-call trampolines of the counting sites (site.c), one per site:
- * ftrace patches the fentry call of a hooked function to call
- * mcs_site_tramp_N directly when the site registered a direct ops
- * (samples/ftrace/ftrace-direct-multi.c shows the contract). The cost of a
- * call is a few instructions: no ftrace_ops dispatch, no C call.
+ * Direct-call trampolines of the counting sites (site.c): ftrace patches
+ * the fentry call of a hooked function to call one of these directly when
+ * the site registered a direct ops (samples/ftrace/ftrace-direct-multi.c
+ * shows the contract). A call costs a few instructions: no ftrace_ops
+ * dispatch, no C call.
  *
  * At entry (a direct call from the fentry site, or a RET from
  * ftrace_regs_caller when the function is shared with other ftrace users;
@@ -16,11 +16,15 @@
  * and %r11 are free (ftrace_caller does not save them around its C
  * callbacks either).
  *
- * Each trampoline walks its site's list of attached rows (site_abi.h):
- * compare the caller range, `incq %gs:` into the row's per-cpu hits and
- * counter; an update row also adds its amount. Per-cpu addresses come
- * from the rows (alloc_percpu pointers), so nothing here depends on how
- * the kernel lays out its per-cpu areas.
+ * Each site N has one trampoline per variant (site_abi.h):
+ *   mcs_site_walk_N   walks the site's list of attached rows: compare the
+ *                     caller range, `incq %gs:` into the row's per-cpu
+ *                     hits, add an update row's amount;
+ *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
+ *                     the same for a site with one attached row that takes
+ *                     every caller, without the walk.
+ * Per-cpu addresses come from the rows (alloc_percpu pointers), so nothing
+ * here depends on how the kernel lays out its per-cpu areas.
  */
 #include <linux/linkage.h>
 #include <asm/nospec-branch.h>
@@ -28,45 +32,29 @@
 #include "compat.h"
 #include "site_abi.h"
 
-.macro MCS_SITE_TRAMP n
-SYM_FUNC_START(mcs_site_tramp_\n)
+.macro MCS_TRAMP_ENTRY name
+SYM_FUNC_START(\name)
 	MCS_TRAMP_ENDBR
 	CALL_DEPTH_ACCOUNT
-	movq	mcs_site_heads + 8 * \n(%rip), %r11
-1:	movq	8(%rsp), %r10			/* parent ip */
-	cmpq	MCS_ROW_START(%r11), %r10
-	jb	2f
-	cmpq	MCS_ROW_END(%r11), %r10
-	jae	2f
-	movq	MCS_ROW_HITS(%r11), %r10
-	incq	%gs:(%r10)
-	movq	MCS_ROW_COUNTER(%r11), %r10
-	incq	%gs:(%r10)
-	cmpq	$MCS_KIND_COUNT, MCS_ROW_KIND(%r11)
-	jne	3f
-2:	movq	MCS_ROW_NEXT(%r11), %r11
-	testq	%r11, %r11
-	jnz	1b
-	RET
+.endm
 
-	/* An update row: the size of the update is argument 2, in %rdx. */
-3:	pushq	%rax
-	movq	%rdx, %rax
-	cmpq	$MCS_KIND_UPDATE_ULONG, MCS_ROW_KIND(%r11)
-	je	5f
-	cmpq	$MCS_KIND_UPDATE_LONG, MCS_ROW_KIND(%r11)
-	je	4f
-	movslq	%edx, %rax
-4:	movq	%rax, %r10			/* |%rax| */
-	sarq	$63, %r10
-	xorq	%r10, %rax
-	subq	%r10, %rax
-5:	movq	MCS_ROW_AMOUNT(%r11), %r10
-	addq	%rax, %gs:(%r10)
-	popq	%rax
-	cmpl	$0, mcs_update_every(%rip)
-	je	2b
-	/* update_flush_every: C decides whether this update queues a flush */
+/* The size of the update (argument 2, in %rdx) as row kind \kind has it. */
+.macro MCS_AMOUNT kind, reg
+.if \kind == MCS_KIND_UPDATE_INT
+	movslq	%edx, \reg
+.else
+	movq	%rdx, \reg
+.endif
+.if \kind != MCS_KIND_UPDATE_ULONG
+	testq	\reg, \reg
+	jns	.Lpositive_\@
+	negq	\reg
+.Lpositive_\@:
+.endif
+.endm
+
+/* update_flush_every is set: C decides whether this update queues a flush. */
+.macro MCS_UPDATE_TICK
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
@@ -84,20 +72,84 @@ SYM_FUNC_START(mcs_site_tramp_\n)
 	popq	%rdx
 	popq	%rsi
 	popq	%rdi
-	jmp	2b
-SYM_FUNC_END(mcs_site_tramp_\n)
 .endm
 
+.macro MCS_SITE_WALK n
+MCS_TRAMP_ENTRY mcs_site_walk_\n
+	movq	mcs_site_heads + 8 * \n(%rip), %r11
+1:	movq	8(%rsp), %r10			/* parent ip */
+	cmpq	MCS_ROW_START(%r11), %r10
+	jb	2f
+	cmpq	MCS_ROW_END(%r11), %r10
+	jae	2f
+	movq	MCS_ROW_PCPU(%r11), %r10
+	incq	%gs:MCS_PCPU_HITS(%r10)
+	cmpq	$MCS_KIND_COUNT, MCS_ROW_KIND(%r11)
+	jne	3f
+2:	movq	MCS_ROW_NEXT(%r11), %r11
+	testq	%r11, %r11
+	jnz	1b
+	RET
+
+3:	pushq	%rax
+	cmpq	$MCS_KIND_UPDATE_INT, MCS_ROW_KIND(%r11)
+	jne	4f
+	MCS_AMOUNT MCS_KIND_UPDATE_INT, %rax
+	jmp	6f
+4:	cmpq	$MCS_KIND_UPDATE_LONG, MCS_ROW_KIND(%r11)
+	jne	5f
+	MCS_AMOUNT MCS_KIND_UPDATE_LONG, %rax
+	jmp	6f
+5:	MCS_AMOUNT MCS_KIND_UPDATE_ULONG, %rax
+6:	addq	%rax, %gs:MCS_PCPU_AMOUNT(%r10)
+	popq	%rax
+	cmpl	$0, mcs_update_every(%rip)
+	je	2b
+	MCS_UPDATE_TICK
+	jmp	2b
+SYM_FUNC_END(mcs_site_walk_\n)
+.endm
+
+.macro MCS_SITE_COUNT n
+MCS_TRAMP_ENTRY mcs_site_count_\n
+	movq	mcs_site_single + 8 * \n(%rip), %r10
+	incq	%gs:MCS_PCPU_HITS(%r10)
+	RET
+SYM_FUNC_END(mcs_site_count_\n)
+.endm
+
+.macro MCS_SITE_UPDATE name, kind, n
+MCS_TRAMP_ENTRY mcs_site_\name\()_\n
+	movq	mcs_site_single + 8 * \n(%rip), %r10
+	incq	%gs:MCS_PCPU_HITS(%r10)
+	MCS_AMOUNT \kind, %r11
+	addq	%r11, %gs:MCS_PCPU_AMOUNT(%r10)
+	cmpl	$0, mcs_update_every(%rip)
+	jne	1f
+	RET
+1:	MCS_UPDATE_TICK
+	RET
+SYM_FUNC_END(mcs_site_\name\()_\n)
+.endm
+
+#define MCS_SITE_INDEXES 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+
 	.text
-.irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	MCS_SITE_TRAMP \n
+.irp n, MCS_SITE_INDEXES
+	MCS_SITE_WALK \n
+	MCS_SITE_COUNT \n
+	MCS_SITE_UPDATE int, MCS_KIND_UPDATE_INT, \n
+	MCS_SITE_UPDATE long, MCS_KIND_UPDATE_LONG, \n
+	MCS_SITE_UPDATE ulong, MCS_KIND_UPDATE_ULONG, \n
 .endr
 
-/* The trampolines' addresses, by site index (MCS_SITES_MAX of them). */
+/* mcs_site_tramps[variant][site], in the order of site_abi.h's variants. */
 	.section .rodata, "a"
 	.balign 8
 SYM_DATA_START(mcs_site_tramps)
-.irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	.quad	mcs_site_tramp_\n
+.irp v, walk, count, int, long, ulong
+.irp n, MCS_SITE_INDEXES
+	.quad	mcs_site_\v\()_\n
+.endr
 .endr
 SYM_DATA_END(mcs_site_tramps)
