@@ -289,6 +289,17 @@ static int workload_child(void *arg, struct child *c)
 	return 0;
 }
 
+/*
+ * A call is seen by the oracle and by the module one after the other, and
+ * under single-threaded TCG the vCPU making it can be held between the two
+ * for a time slice: let every vCPU run before the other side is read.
+ */
+static int settle(void)
+{
+	sleep_ms(100);
+	return 0;
+}
+
 struct window {
 	struct snap a, b, c, d;		/* oracle: a [module] b ... c [module] d */
 	struct hooks k0, k1;
@@ -307,13 +318,13 @@ static int measure(struct window *w)
 	if (!r)
 		r = child_wait_ready(&ch, 10000);
 	if (!r)
-		r = oracle_snap(&w->a) ?: stats_read(&w->s0) ?:
-		    hooks_read(&w->k0) ?: oracle_snap(&w->b);
+		r = oracle_snap(&w->a) ?: settle() ?: stats_read(&w->s0) ?:
+		    hooks_read(&w->k0) ?: settle() ?: oracle_snap(&w->b);
 	if (!r)
 		r = child_release(&ch) ?: child_wait_ready(&ch, 120000);
 	if (!r)
-		r = oracle_snap(&w->c) ?: stats_read(&w->s1) ?:
-		    hooks_read(&w->k1) ?: oracle_snap(&w->d);
+		r = oracle_snap(&w->c) ?: settle() ?: stats_read(&w->s1) ?:
+		    hooks_read(&w->k1) ?: settle() ?: oracle_snap(&w->d);
 	child_kill(&ch);
 	cg_destroy(cg);
 	if (r)
