@@ -173,7 +173,9 @@ static void mcs_site_unregister(struct mcs_site *s)
 }
 
 /*
- * Point the trampolines' list at the attached rows, in site order, and
+ * Point the trampolines' list at the attached rows, in site order (that of
+ * their caller ranges' starts: the walk stops at the first row that
+ * starts above the caller), and
  * the single-row variants at the row when there is one. A walker running
  * concurrently only ever steps to a later row, so it ends; it may still
  * count a row detached under it, once. With two rows attached the single
@@ -251,9 +253,11 @@ struct mcs_site *mcs_site_get(unsigned long addr, const char *target,
 found:
 	row->attached = false;
 	row->next = NULL;
-	row->site_next = NULL;
+	/* In the order of caller_start, which the walk relies on. */
 	for (tail = &s->rows; *tail; tail = &(*tail)->site_next)
-		;
+		if ((*tail)->caller_start > row->caller_start)
+			break;
+	row->site_next = *tail;
 	*tail = row;
 	s->nr_rows++;
 	return s;

@@ -19,7 +19,9 @@
  * Each site N has one trampoline per variant (site_abi.h):
  *   mcs_site_walk_N   walks the site's list of attached rows: compare the
  *                     caller range, `incq %gs:` into the row's per-cpu
- *                     hits, add an update row's amount;
+ *                     hits, add an update row's amount; the rows go by
+ *                     the start of their caller range, so a caller below
+ *                     one row's range ends the walk;
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
  *                     the same for a site with one attached row that takes
  *                     every caller, without the walk.
@@ -77,19 +79,20 @@ SYM_FUNC_START(\name)
 .macro MCS_SITE_WALK n
 MCS_TRAMP_ENTRY mcs_site_walk_\n
 	movq	mcs_site_heads + 8 * \n(%rip), %r11
-1:	movq	8(%rsp), %r10			/* parent ip */
-	cmpq	MCS_ROW_START(%r11), %r10
-	jb	2f
+	movq	8(%rsp), %r10			/* parent ip */
+1:	cmpq	MCS_ROW_START(%r11), %r10
+	jb	9f		/* rows go by caller start: none later matches */
 	cmpq	MCS_ROW_END(%r11), %r10
 	jae	2f
 	movq	MCS_ROW_PCPU(%r11), %r10
 	incq	%gs:MCS_PCPU_HITS(%r10)
 	cmpq	$MCS_KIND_COUNT, MCS_ROW_KIND(%r11)
 	jne	3f
+7:	movq	8(%rsp), %r10
 2:	movq	MCS_ROW_NEXT(%r11), %r11
 	testq	%r11, %r11
 	jnz	1b
-	RET
+9:	RET
 
 3:	pushq	%rax
 	cmpq	$MCS_KIND_UPDATE_INT, MCS_ROW_KIND(%r11)
@@ -104,9 +107,9 @@ MCS_TRAMP_ENTRY mcs_site_walk_\n
 6:	addq	%rax, %gs:MCS_PCPU_AMOUNT(%r10)
 	popq	%rax
 	cmpl	$0, mcs_update_every(%rip)
-	je	2b
+	je	7b
 	MCS_UPDATE_TICK
-	jmp	2b
+	jmp	7b
 SYM_FUNC_END(mcs_site_walk_\n)
 .endm
 

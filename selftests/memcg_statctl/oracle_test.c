@@ -7,6 +7,8 @@
  *                 the function: the trampoline is reached through
  *                 ftrace_regs_caller);
  *   before_load   the kprobes are there first, the module joins them;
+ *   variant_switch a function whose rows change (stock_hooks toggled while
+ *                 the update side counts) moves between trampolines;
  *   bpf_at_load   a BPF fentry program holds one hooked function's direct
  *                 call slot at load: that function's rows fall back to an
  *                 ordinary ftrace_ops (`hooks` says `ftrace`), the others
@@ -589,6 +591,35 @@ static int test_bpf_runtime(void)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/*
+ * The update side alone, then the stock counters joining it: on 6.1 and
+ * 6.12 __mod_memcg_lruvec_state() carries an update row (every caller)
+ * and stock rows (some callers), so its site moves from the single-row
+ * trampoline to the walk (modify_ftrace_direct) and back.
+ */
+static int test_variant_switch(void)
+{
+	int ret = KSFT_FAIL;
+
+	if (!flush_available() || !statctl_has("stock_hooks"))
+		return KSFT_SKIP;
+	if (set_mode("threshold"))
+		return KSFT_FAIL;
+	if (statctl_write("stock_hooks", "0", 1) < 0 || rows_select() ||
+	    oracle_run(NULL, NULL) != KSFT_PASS)
+		goto out;
+	if (statctl_write("stock_hooks", "1", 1) < 0 || rows_select() ||
+	    oracle_run(NULL, NULL) != KSFT_PASS)
+		goto out;
+	if (statctl_write("stock_hooks", "0", 1) < 0 || rows_select())
+		goto out;
+	ret = oracle_run(NULL, NULL);
+out:
+	statctl_write("stock_hooks", "1", 1);
+	set_mode("kernel");
+	return ret;
+}
+
 static int peer_load(void)
 {
 	int r = module_load(PEER_KO, "func=" BPF_TARGET);
@@ -634,6 +665,7 @@ int main(void)
 	static const struct test tests[] = {
 		{ test_after_load, "after_load" },
 		{ test_before_load, "before_load" },
+		{ test_variant_switch, "variant_switch" },
 		{ test_bpf_at_load, "bpf_at_load" },
 		{ test_bpf_runtime, "bpf_runtime" },
 		{ test_ipmodify, "ipmodify" },
