@@ -6,11 +6,15 @@
 # kernel KVER (default 6.1) once with one vCPU under TCG with -icount and
 # the plugin, runs every workload under every configuration, R rounds
 # interleaved (scripts/bench/job-bench.sh), and prints the table and the
-# budgets; the table also goes to build/bench/result.md.
+# budgets; the table also goes to build/bench/result.md. The configurations
+# kprobe and bpftrace count the same kernel functions without the module,
+# with tracefs kprobes + hist triggers and with Debian's bpftrace (kfunc:
+# probes + count() maps); for bpftrace, /usr/bin/bpftrace and its libraries
+# (LLVM, clang: about 75 MB compressed) go into the initramfs.
 # Knobs (environment): MCS_BENCH_ROUNDS (3), MCS_BENCH_K (measured batches
 # per run, 15), MCS_BENCH_WARMUP (1), MCS_BENCH_N_PAGE_FAULT (4096 pages),
 # MCS_BENCH_N_SLAB (2000 files), MCS_BENCH_N_STAT_READER (400 reads),
-# MCS_BENCH_CONFIGS (absent off stock flush update default kprobe),
+# MCS_BENCH_CONFIGS (absent off stock flush update default kprobe bpftrace),
 # MCS_BENCH_DIR (build/bench).
 # Exit: 0 measured and every budget met, 1 a budget missed or the run
 # failed.
@@ -22,7 +26,7 @@ mkdir -p "$B"
 start=$(date +%s)
 
 rounds=${MCS_BENCH_ROUNDS:-3}
-configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default kprobe}
+configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default kprobe bpftrace}
 workloads="page-fault slab stat-reader"
 
 # 1. qemu-plugin.h from the source package of the installed QEMU.
@@ -102,10 +106,18 @@ K=${MCS_BENCH_K:-15}
 WARMUP=${MCS_BENCH_WARMUP:-1}
 FLUSH_HOOKS=$flush_hooks
 EOT
+files=("$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench"
+	"$B/params=/bench/params")
+# bpftrace with the libraries ldd names (initramfs.sh); it needs nothing
+# else from the root: BTF, tracefs and a /tmp come from the guest's kernel
+# and /init. Left out when no configuration uses it (a smaller initramfs).
+if [[ " $configs " == *" bpftrace "* ]]; then
+	command -v bpftrace >/dev/null ||
+		die "bpftrace is not installed (make deps), needed by the bpftrace configuration"
+	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")
+fi
 MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/initramfs.sh" "$B/initramfs.cpio.gz" \
-	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" \
-	"$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench" \
-	"$B/params=/bench/params"
+	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" "${files[@]}"
 
 # One vCPU; -icount ties the guest's clocks (timer ticks, the 2 s periodic
 # flush) to instructions, so a batch sees the same number of ticks whatever

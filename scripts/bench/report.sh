@@ -102,7 +102,7 @@ END {
 	if (check != "")
 		emit(sprintf("- plugin check: a loop of 2 instructions per iteration measured %.6f insns/iteration (batches %.6f..%.6f; the excess is the timer interrupts and the call)", check, checklo, checkhi))
 	emit("")
-	emit("Events per operation (round 1; module: hook hits from `hooks`, kprobes: hist `Hits:`), and the added instructions per event:")
+	emit("Events per operation (round 1; module: hook hits from `hooks`, kprobes: hist `Hits:`, bpftrace: its count() maps), and the added instructions per event:")
 	emit("")
 	emit("| workload | config | events/op | added insns/event | events (per op) |")
 	emit("|---|---|---:|---:|---|")
