@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -138,6 +139,7 @@ int mcs_hook_table_init(struct mcs_hook_table *t)
 
 void mcs_hook_table_exit(struct mcs_hook_table *t)
 {
+	bool in_use = false;
 	unsigned int i;
 
 	mcs_hooks_detach(t, ~0U);
@@ -145,9 +147,27 @@ void mcs_hook_table_exit(struct mcs_hook_table *t)
 	for (i = 0; i < t->n; i++) {
 		struct mcs_hook *h = &t->hooks[i];
 
-		if (h->site)
-			mcs_site_put(h->site, &h->row);
+		if (!h->site)
+			continue;
+		/* Rows of another table keep the site and its trampoline. */
+		in_use |= h->site->nr_attached > 0;
+		mcs_site_put(h->site, &h->row);
 		h->site = NULL;
+	}
+	/*
+	 * A trampoline that read one of these rows before it was unlinked may
+	 * still be about to add to its per-cpu data. In task context it may
+	 * be preempted there (RCU Tasks waits for that, as ftrace does before
+	 * it lets a trampoline go); in an interrupt or with preemption off it
+	 * is inside what synchronize_rcu() waits for.
+	 */
+	if (in_use) {
+		synchronize_rcu();
+		synchronize_rcu_tasks();
+	}
+	for (i = 0; i < t->n; i++) {
+		struct mcs_hook *h = &t->hooks[i];
+
 		if (h->pcpu)
 			mcs_counter_del_sources(h->pcpu, sizeof(*h->pcpu));
 		free_percpu(h->pcpu);
