@@ -54,6 +54,7 @@ BEGIN {
 		b[i] = mark[++pos] / n
 	v = median(b, k)
 	if (cfg == "check") { check = v; checkhi = b[k]; checklo = b[1]; next }
+	if (cfg == "warmup") next
 	within = (b[k] - b[1]) / v
 	if (within > maxwithin[wl]) maxwithin[wl] = within
 	runs[wl, cfg]++
