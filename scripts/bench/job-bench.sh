@@ -20,9 +20,18 @@
 KO=/lib/memcg_statctl.ko
 D=/sys/kernel/debug/memcg_statctl
 T=/sys/kernel/tracing
-# The stock events, counted the way a user without the module would.
-KPROBES="try_charge_memcg page_counter_try_charge refill_stock drain_stock
-obj_cgroup_charge refill_obj_stock drain_obj_stock mod_objcg_state"
+# The stock events, counted the way a user without the module would: the
+# functions the module's stock counters hook on this kernel, read from its
+# `hooks` (the same set for the module, kprobe and bpftrace configurations).
+stock_functions() {
+	insmod $KO stock_hooks=1 || return 1
+	awk '$4 != "redirect" && $1 !~ /^update\./ && $5 == "attached" { print $2 }' \
+		$D/hooks | sort -u | tr '\n' ' '
+	rmmod memcg_statctl
+}
+KPROBES=$(stock_functions)
+[ -n "$KPROBES" ] || { echo "# no stock hook attached: cannot tell which functions to probe"; exit 1; }
+echo "# stock functions: $KPROBES"
 OFF=""
 [ "$FLUSH_HOOKS" = 1 ] && OFF="flush_hooks=0"
 probes=""
