@@ -47,7 +47,7 @@ deps:
 checkpatch:
 	scripts/ksft-headers.sh
 	$(CHECKPATCH) --no-tree --strict --quiet --ignore $(CHECKPATCH_IGNORE) \
-		-f module/*.c module/*.h
+		-f module/*.c module/*.h module/*.S
 
 # The module build of `check` is against the guest kernel's Debian headers
 # (the host's own kernel may have none); vmtest does it before booting.

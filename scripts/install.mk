@@ -197,7 +197,7 @@ dkms-src:
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)/module
 	install -m 0644 $(CURDIR)/dkms.conf $(CURDIR)/Kbuild $(DKMS_SRC)/
-	install -m 0644 $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(DKMS_SRC)/module/
+	install -m 0644 $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/*.S $(DKMS_SRC)/module/
 
 dkms-add: dkms-src
 	$(DKMS) add $(DKMS_NAME)/$(MCS_VERSION)
