@@ -103,6 +103,12 @@ bt_stop() {
 # Start bpftrace on FUNC... and wait until every probe is live: it reported
 # how many probes it attaches, and each function has its BPF trampoline in
 # enabled_functions. 0 live, 1 not (bpftrace stopped, the reason printed).
+bt_give_up() { # REASON: say why, stop bpftrace, show what it printed
+	echo "# bpftrace: $*"
+	bt_stop
+	bt_say $BTERR
+}
+
 bt_start() { # FUNC...
 	# BEGIN's own count keeps @ from being empty: bpftrace prints no
 	# empty map.
@@ -129,9 +135,7 @@ bt_start() { # FUNC...
 			return 1
 		fi
 		if [ "$bt_i" -ge 600 ]; then
-			echo "# bpftrace: no \"Attaching\" message after 600 s"
-			bt_stop
-			bt_say $BTERR
+			bt_give_up "no \"Attaching\" message after 600 s"
 			return 1
 		fi
 		sleep 1
@@ -139,9 +143,7 @@ bt_start() { # FUNC...
 	done
 	bt_n=$(sed -n 's/.*"attached_probes", "data": {"probes": \([0-9]*\)}.*/\1/p' $BTOUT)
 	if [ "$bt_n" != $(($# + 1)) ]; then
-		echo "# bpftrace: attaches $bt_n probes, not $(($# + 1)) (BEGIN and $# functions)"
-		bt_stop
-		bt_say $BTERR
+		bt_give_up "attaches $bt_n probes, not $(($# + 1)) (BEGIN and $# functions)"
 		return 1
 	fi
 	bt_i=0
@@ -152,9 +154,7 @@ bt_start() { # FUNC...
 		done
 		[ -z "$bt_missing" ] && return 0
 		if ! bt_running || [ "$bt_i" -ge 60 ]; then
-			echo "# bpftrace: not live after $bt_i s (not in enabled_functions:$bt_missing)"
-			bt_stop
-			bt_say $BTERR
+			bt_give_up "not live after $bt_i s (not in enabled_functions:$bt_missing)"
 			return 1
 		fi
 		sleep 1
