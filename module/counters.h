@@ -6,8 +6,8 @@
 #include <linux/types.h>
 
 /*
- * The counters of the `stats` file (design section 5). Their names are an
- * ABI: add new ones, never rename.
+ * The counters of the `stats` file (module/ABI.md). Their names are an ABI:
+ * add new ones, never rename.
  */
 enum mcs_counter {
 	MCS_FLUSH_REQUESTS,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Flush policy: the knobs flush_mode, flush_threshold, flush_period_ms and
- * update_flush_every (design section 4) and the flush.* counters.
+ * update_flush_every (module/ABI.md) and the flush.* counters.
  *
  * Mechanism (the kernel's side of each generation is in flush_<gen>.c):
  * - The kernel's flush choke point is redirected (ftrace IPMODIFY, the

@@ -1,6 +1,6 @@
 #!/bin/bash
-# bench.sh [KVER]: measure the module's own cost in guest instructions
-# (issue 7, section 2). Builds the QEMU plugin scripts/bench/insn-marker.c
+# bench.sh [KVER]: measure the module's own cost in guest instructions.
+# Builds the QEMU plugin scripts/bench/insn-marker.c
 # against qemu-plugin.h of Debian's qemu source package, the module and the
 # static guest program scripts/bench/mcs-bench.c, boots Debian's stock
 # kernel KVER (default 6.1) once with one vCPU under TCG with -icount and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Load/unload cycles under load (issue 8, "Fault and hostile-input tests").
+ * Load/unload cycles under load.
  *
  *  unload_cycles_under_load  CYCLES (50) unload/load cycles while three
  *      children run: a page-fault loop (mmap 8 MiB, touch, munmap) in a
