@@ -6,6 +6,8 @@
 
 #include <fmt/ostream.h>
 
+#include "memcg_statctl/version.h"
+
 #include "command.h"
 
 namespace memcg_statctl {
@@ -30,6 +32,8 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     app.add_option("--debugfs", ctx.debugfs_root, "the module's debugfs directory")
         ->type_name("DIR")
         ->default_str(default_debugfs_root.string());
+    app.set_version_flag("--version", version_text(),
+                         "print the tool's version and the debugfs ABI it speaks, and exit");
     app.require_subcommand(1);
 
     const std::vector<Command> commands = {
@@ -47,8 +51,8 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::ParseError& e) {
-        // --help (of the program or of a subcommand) is a "parse error" with exit code 0;
-        // CLI11 prints the right help text. Every other parse error is a usage error.
+        // --help (of the program or of a subcommand) and --version are "parse errors" with
+        // exit code 0; CLI11 prints the text. Every other parse error is a usage error.
         if (e.get_exit_code() == 0) {
             return app.exit(e, env.out, env.err);
         }

@@ -81,5 +81,10 @@ TEST(ParseVersion, RejectsMalformedAndWrongAbi) {
     expect_error([] { parse_version("abi 1\nabi 1\n"); }, "only once");
 }
 
+TEST(ParseVersion, ToolSpeaksTheAbiOfTheModuleInThisTree) {
+    // MCS_ABI of module/version.h: bumping it means updating the parsers and supported_abi.
+    EXPECT_EQ(supported_abi, MEMCG_STATCTL_MODULE_ABI);
+}
+
 } // namespace
 } // namespace memcg_statctl

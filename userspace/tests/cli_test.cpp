@@ -35,6 +35,17 @@ TEST(Cli, HelpExits0) {
     EXPECT_NE(s.out.find("--watch"), std::string::npos);
 }
 
+TEST(Cli, VersionPrintsToolAndAbiVersionsAndExits0) {
+    CliRunner cli;
+    // No subcommand needed, and no module: the versions are the tool's own.
+    const auto r = cli.run({"--debugfs", "/nonexistent/memcg_statctl", "--version"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "memcg-statctl " MEMCG_STATCTL_MODULE_VERSION "\n"
+                     "debugfs ABI 1\n");
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(cli.run({"--help"}).out.find("--version"), std::string::npos);
+}
+
 TEST(Cli, ModuleNotLoadedExits3WithInstructions) {
     const testing::TempDir dir;
     CliRunner cli;
