@@ -1,6 +1,9 @@
 #include "memcg_statctl/cli.h"
 
 #include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -9,8 +12,27 @@
 #include "memcg_statctl/version.h"
 
 #include "command.h"
+#include "option_checks.h"
 
 namespace memcg_statctl {
+namespace {
+
+// "--duration must be > 0" for a failed check of option_checks.h, which CLI11 reports as
+// "--duration: must be > 0"; nullopt for every other parse error.
+std::optional<std::string> option_check_message(const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ValidationError*>(&e) == nullptr) {
+        return std::nullopt;
+    }
+    const std::string_view what = e.what();
+    const auto colon = what.find(": ");
+    if (colon == std::string_view::npos || colon == 0 ||
+        what.substr(colon + 2, check_message_start.size()) != check_message_start) {
+        return std::nullopt;
+    }
+    return fmt::format("{} {}", what.substr(0, colon), what.substr(colon + 2));
+}
+
+} // namespace
 
 CliEnv default_cli_env() {
     CliEnv env;
@@ -55,6 +77,11 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         // exit code 0; CLI11 prints the text. Every other parse error is a usage error.
         if (e.get_exit_code() == 0) {
             return app.exit(e, env.out, env.err);
+        }
+        if (const auto message = option_check_message(e)) {
+            // One line: the option and what it must be; its --help adds nothing.
+            fmt::print(env.err, "{}: {}\n", app.get_name(), *message);
+            return static_cast<int>(ExitCode::usage);
         }
         fmt::print(env.err, "{}: {}\nRun with --help for more information.\n", app.get_name(),
                    e.what());

@@ -25,6 +25,7 @@
 #include "command.h"
 #include "experiment_workloads.h"
 #include "hierarchy_placement.h"
+#include "option_checks.h"
 #include "text_table.h"
 #include "workload_io.h"
 
@@ -599,17 +600,17 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
         ->check(CLI::IsMember(recipe_names()));
     sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()
-        ->check(CLI::Range(2, 1000));
+        ->check(between(2, 1000));
     sub->add_option("--duration", opt->duration, "seconds per run")
         ->type_name("S")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<double>());
     sub->add_option("--dir", opt->dir,
                     "refault/readtwice files: a block-device file system (not tmpfs)")
         ->capture_default_str();
     sub->add_option("--size", opt->size_mib, "refault/readtwice file size in MiB")
         ->capture_default_str()
-        ->check(CLI::Range(2, 1 << 20));
+        ->check(between<std::uint64_t>(2, 1U << 20U));
     sub->add_option("--json", opt->json, "JSON file (default experiment-NAME.json)")
         ->type_name("FILE");
     sub->add_option("--plot", opt->plot,

@@ -4,6 +4,7 @@
 #include "memcg_statctl/derived.h"
 
 #include "command.h"
+#include "option_checks.h"
 
 namespace memcg_statctl {
 namespace {
@@ -60,10 +61,10 @@ Command add_stats_command(CLI::App& app, Context& ctx) {
     sub->add_flag("--json", opt->json, "print JSON (one object per interval with --watch)");
     auto* watch = sub->add_option("--watch", opt->watch, "print per-second rates every SEC")
                       ->type_name("SEC")
-                      ->check(CLI::PositiveNumber);
+                      ->check(positive<double>());
     sub->add_option("--count", opt->count, "stop after N intervals")
         ->type_name("N")
-        ->check(CLI::PositiveNumber)
+        ->check(positive<int>())
         ->needs(watch);
     return {sub, [&ctx, opt] { run_stats(ctx, *opt); }};
 }

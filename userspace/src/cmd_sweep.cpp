@@ -6,6 +6,7 @@
 #include "memcg_statctl/signal_guard.h"
 #include "memcg_statctl/sweep.h"
 
+#include "option_checks.h"
 #include "run_session.h"
 
 namespace memcg_statctl {
@@ -83,7 +84,7 @@ Command add_sweep_command(CLI::App& app, Context& ctx) {
         ->check(CLI::IsMember(workload_names()));
     sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<int>());
     add_run_options(*sub, opt->run);
     auto* json = sub->add_flag("--json", opt->json, "print JSON");
     auto* csv = sub->add_flag("--csv", opt->csv, "print CSV");

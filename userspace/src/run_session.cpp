@@ -6,23 +6,24 @@
 #include "memcg_statctl/cgroup_hierarchy.h"
 
 #include "hierarchy_placement.h"
+#include "option_checks.h"
 
 namespace memcg_statctl {
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
     sub.add_option("--cgroups", o.cgroups, "leaf cgroups (one memcg each)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<int>());
     sub.add_option("--depth", o.depth, "levels below the tool's top group (leaves at D)")
         ->capture_default_str()
-        ->check(CLI::Range(1, 32));
+        ->check(between(1, 32));
     sub.add_option("--tasks", o.tasks, "tasks per cgroup (readtwice: always 2)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<int>());
     sub.add_option("--duration", o.duration, "seconds to measure")
         ->type_name("S")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<double>());
     sub.add_option("--mode", o.workload.mode, "page-fault: anon | file-private | file-shared")
         ->capture_default_str()
         ->check(CLI::IsMember({"anon", "file-private", "file-shared"}));
@@ -31,7 +32,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
                    "readtwice: required)");
     sub.add_option("--size", o.workload.size_mib, "refault/readtwice file size in MiB")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive<std::uint64_t>());
 }
 
 NameValues run_parameters(const RunOptions& o, const Workload& w) {

@@ -20,9 +20,52 @@ TEST(Cli, UsageErrorsExit2) {
     EXPECT_EQ(cli.run({"stats", "--watch", "-1"}).code, 2); // not positive
     EXPECT_EQ(cli.run({"stats", "--count", "3"}).code, 2);  // --count needs --watch
     EXPECT_EQ(cli.run({"set", "flush_mode"}).code, 2);      // missing VALUE
-    const auto r = cli.run({"stats", "--watch", "abc"});
+    EXPECT_EQ(cli.run({"stats", "--watch", "abc"}).code, 2);
+    const auto r = cli.run({"stats", "--bogus"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("--help"), std::string::npos);
+}
+
+TEST(Cli, OptionValueErrorsAreOneShortLine) {
+    CliRunner cli;
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"run", "page-fault", "--duration", "0"}, "--duration must be > 0"},
+        {{"run", "page-fault", "--duration", "-1.5"}, "--duration must be > 0"},
+        {{"run", "page-fault", "--duration", "soon"}, "--duration must be a number > 0"},
+        {{"run", "page-fault", "--cgroups", "0"}, "--cgroups must be > 0"},
+        {{"run", "page-fault", "--tasks", "-2"}, "--tasks must be > 0"},
+        {{"run", "page-fault", "--tasks", "1.5"}, "--tasks must be an integer > 0"},
+        {{"run", "refault", "--size", "0"}, "--size must be > 0"},
+        {{"run", "refault", "--size", "-1"}, "--size must be > 0"},
+        {{"run", "page-fault", "--depth", "33"}, "--depth must be between 1 and 32"},
+        {{"run", "page-fault", "--depth", "x"}, "--depth must be an integer between 1 and 32"},
+        {{"stats", "--watch", "-1"}, "--watch must be > 0"},
+        {{"stats", "--watch", "abc"}, "--watch must be a number > 0"},
+        {{"stats", "--watch", "inf"}, "--watch must be a number > 0"},
+        {{"stats", "--watch", "1", "--count", "0"}, "--count must be > 0"},
+        {{"stats", "--watch", "1", "--count", "99999999999"},
+         "--count must be between 1 and 2147483647"},
+        {{"sweep", "--knob", "k", "--values", "1", "--workload", "slab", "--runs", "0"},
+         "--runs must be > 0"},
+        {{"experiment", "update-flush", "--runs", "1"}, "--runs must be between 2 and 1000"},
+        {{"experiment", "update-flush", "--duration", "0"}, "--duration must be > 0"},
+        {{"experiment", "readtwice", "--size", "1"}, "--size must be between 2 and 1048576"},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto r = cli.run(args);
+        EXPECT_EQ(r.code, 2) << message;
+        EXPECT_EQ(r.err, "memcg-statctl: " + message + "\n");
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+TEST(Cli, OptionChecksAcceptGoodValues) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run(
+        {"--debugfs", fake.root_string(), "stats", "--watch", "0.5", "--count", "1", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["seconds"].get<double>(), 0.5);
 }
 
 TEST(Cli, HelpExits0) {
