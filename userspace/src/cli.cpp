@@ -1,5 +1,6 @@
 #include "memcg_statctl/cli.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -7,8 +8,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "memcg_statctl/text_util.h"
 #include "memcg_statctl/version.h"
 
 #include "command.h"
@@ -30,6 +33,37 @@ std::optional<std::string> option_check_message(const CLI::ParseError& e) {
         return std::nullopt;
     }
     return fmt::format("{} {}", what.substr(0, colon), what.substr(colon + 2));
+}
+
+// For a command line without a subcommand whose first word is not one (`memcg-statctl
+// stauts`, which CLI11 reports as "A subcommand is required"): "unknown command 'stauts';
+// did you mean 'status'?", or the list of commands when none is close.
+std::optional<std::string> unknown_command_message(const CLI::App& app,
+                                                   const std::vector<Command>& commands) {
+    if (!app.get_subcommands().empty()) {
+        return std::nullopt;
+    }
+    const auto rest = app.remaining();
+    const auto word = std::find_if(rest.begin(), rest.end(),
+                                   [](const std::string& a) { return a.rfind('-', 0) != 0; });
+    if (word == rest.end()) {
+        return std::nullopt;
+    }
+    std::vector<std::string> names;
+    names.reserve(commands.size());
+    for (const auto& c : commands) {
+        names.push_back(c.app->get_name());
+    }
+    const auto close = closest_names(*word, names);
+    if (close.empty()) {
+        return fmt::format("unknown command '{}'; the commands are: {}", *word,
+                           fmt::join(names, ", "));
+    }
+    std::string alternatives = fmt::format("'{}'", close.front());
+    for (std::size_t i = 1; i < close.size(); ++i) {
+        alternatives += fmt::format("{}'{}'", i + 1 == close.size() ? " or " : ", ", close[i]);
+    }
+    return fmt::format("unknown command '{}'; did you mean {}?", *word, alternatives);
 }
 
 } // namespace
@@ -77,6 +111,10 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         // exit code 0; CLI11 prints the text. Every other parse error is a usage error.
         if (e.get_exit_code() == 0) {
             return app.exit(e, env.out, env.err);
+        }
+        if (const auto message = unknown_command_message(app, commands)) {
+            fmt::print(env.err, "{}: {}\n", app.get_name(), *message);
+            return static_cast<int>(ExitCode::usage);
         }
         if (const auto message = option_check_message(e)) {
             // One line: the option and what it must be; its --help adds nothing.

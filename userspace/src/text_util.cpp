@@ -1,9 +1,12 @@
 #include "memcg_statctl/text_util.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -85,6 +88,79 @@ std::vector<std::string> split_commas(std::string_view s) {
         pos = comma + 1;
     }
     return items;
+}
+
+namespace {
+
+struct EditCosts {
+    std::size_t insertion = 1; // a character of `to` missing from `from`
+    std::size_t deletion = 1;  // a character of `from` not in `to`
+    std::size_t substitution = 1;
+    std::size_t swap = 1; // two adjacent characters exchanged
+};
+
+// Optimal string alignment distance from `from` to `to`, with the given costs.
+std::size_t weighted_distance(std::string_view from, std::string_view to, const EditCosts& c) {
+    const auto n = from.size();
+    const auto m = to.size();
+    // d[i][j]: the cost of from[0, i) -> to[0, j).
+    std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+    for (std::size_t i = 0; i <= n; ++i) {
+        d[i][0] = i * c.deletion;
+    }
+    for (std::size_t j = 0; j <= m; ++j) {
+        d[0][j] = j * c.insertion;
+    }
+    for (std::size_t i = 1; i <= n; ++i) {
+        for (std::size_t j = 1; j <= m; ++j) {
+            const bool same = from[i - 1] == to[j - 1];
+            d[i][j] = std::min({d[i - 1][j] + c.deletion, d[i][j - 1] + c.insertion,
+                                d[i - 1][j - 1] + (same ? 0 : c.substitution)});
+            if (i > 1 && j > 1 && from[i - 1] == to[j - 2] && from[i - 2] == to[j - 1]) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + c.swap);
+            }
+        }
+    }
+    return d[n][m];
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return out;
+}
+
+} // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    return weighted_distance(a, b, EditCosts{});
+}
+
+std::vector<std::string> closest_names(std::string_view typed,
+                                       const std::vector<std::string>& names) {
+    constexpr EditCosts git_costs{1, 3, 2, 0}; // git's help.c: "did you mean this?"
+    const auto t = lower(typed);
+    const auto max_edits = std::max<std::size_t>(1, t.size() / 3);
+    std::vector<std::string> best;
+    auto best_score = std::numeric_limits<std::size_t>::max();
+    for (const auto& name : names) {
+        const auto n = lower(name);
+        const bool close =
+            edit_distance(t, n) <= max_edits || (t.size() >= 3 && n.rfind(t, 0) == 0);
+        if (!close) {
+            continue;
+        }
+        const auto score = weighted_distance(t, n, git_costs);
+        if (score < best_score) {
+            best.clear();
+            best_score = score;
+        }
+        if (score == best_score) {
+            best.push_back(name);
+        }
+    }
+    return best;
 }
 
 std::string read_file(const std::filesystem::path& path) {

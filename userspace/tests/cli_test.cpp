@@ -26,6 +26,27 @@ TEST(Cli, UsageErrorsExit2) {
     EXPECT_NE(r.err.find("--help"), std::string::npos);
 }
 
+TEST(Cli, MistypedCommandSaysWhichWasMeant) {
+    CliRunner cli;
+    auto r = cli.run({"stauts"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown command 'stauts'; did you mean 'status'?\n");
+    r = cli.run({"--debugfs", "/x/memcg_statctl", "experimnet", "update-flush", "--runs", "3"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown command 'experimnet'; did you mean 'experiment'?\n");
+    r = cli.run({"xet", "flush_mode"});
+    EXPECT_EQ(r.err, "memcg-statctl: unknown command 'xet'; did you mean 'get' or 'set'?\n");
+    r = cli.run({"frobnicate"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown command 'frobnicate'; the commands are: status, "
+                     "stats, get, set, reset, run, sweep, experiment\n");
+    // No word at all is still CLI11's "A subcommand is required", with the --help hint.
+    r = cli.run({});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+}
+
 TEST(Cli, OptionValueErrorsAreOneShortLine) {
     CliRunner cli;
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {

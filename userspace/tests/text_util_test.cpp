@@ -27,6 +27,33 @@ TEST(TextUtil, SplitWhitespaceAndLines) {
     EXPECT_TRUE(split_lines("").empty());
 }
 
+TEST(TextUtil, EditDistanceCountsSwapsAsOneEdit) {
+    EXPECT_EQ(edit_distance("status", "status"), 0U);
+    EXPECT_EQ(edit_distance("stauts", "status"), 1U); // swap
+    EXPECT_EQ(edit_distance("stauts", "stats"), 1U);  // deletion
+    EXPECT_EQ(edit_distance("sweap", "sweep"), 1U);   // substitution
+    EXPECT_EQ(edit_distance("rn", "run"), 1U);        // insertion
+    EXPECT_EQ(edit_distance("", "get"), 3U);
+    EXPECT_EQ(edit_distance("frobnicate", "status"), 9U);
+}
+
+TEST(TextUtil, ClosestNamesPreferSwapsAndInsertions) {
+    const std::vector<std::string> names = {"status", "stats", "get",   "set",
+                                            "reset",  "run",   "sweep", "experiment"};
+    using V = std::vector<std::string>;
+    EXPECT_EQ(closest_names("stauts", names), V{"status"}); // not "stats", also 1 edit
+    EXPECT_EQ(closest_names("stat", names), V{"stats"});
+    EXPECT_EQ(closest_names("gte", names), V{"get"});
+    EXPECT_EQ(closest_names("rest", names), V{"reset"});
+    EXPECT_EQ(closest_names("experimnet", names), V{"experiment"});
+    EXPECT_EQ(closest_names("exp", names), V{"experiment"}); // a prefix
+    EXPECT_EQ(closest_names("STATUS", names), V{"status"});
+    EXPECT_EQ(closest_names("xet", names), (V{"get", "set"})); // a tie: both
+    EXPECT_TRUE(closest_names("frobnicate", names).empty());
+    EXPECT_TRUE(closest_names("x", names).empty());
+    EXPECT_TRUE(closest_names("abc", names).empty());
+}
+
 TEST(TextUtil, SplitCommasKeepsEmptyItems) {
     EXPECT_EQ(split_commas("a,b,c"), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(split_commas("a,,c"), (std::vector<std::string>{"a", "", "c"}));

@@ -27,6 +27,18 @@ std::optional<double> parse_double(std::string_view s);
 // Splits "a,b,c" into its items; empty items are kept so callers can reject them.
 std::vector<std::string> split_commas(std::string_view s);
 
+// Restricted Damerau-Levenshtein ("optimal string alignment") distance: the fewest
+// insertions, deletions, substitutions and swaps of two adjacent characters, each costing 1.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The names a mistyped `typed` most likely meant, for "did you mean ...?"; empty when none
+// is close. Close (case-insensitive): at most max(1, size/3) edits away, or `typed` (3 or
+// more characters) starts the name. The closest by git's weighting win (a swap costs 0, an
+// insertion 1, a substitution 2, a deletion 3: "stauts" means "status", not "stats"); ties
+// are all returned, in the order of `names`.
+std::vector<std::string> closest_names(std::string_view typed,
+                                       const std::vector<std::string>& names);
+
 // Reads a whole file; throws ToolError naming the path and errno text on failure.
 std::string read_file(const std::filesystem::path& path);
 
