@@ -11,6 +11,16 @@ Command add_status_command(CLI::App& app, Context& ctx) {
     sub->add_flag("--json", *json, "print a JSON object");
     return {sub, [&ctx, json] {
                 const auto client = ctx.client();
+                const auto availability = client.availability();
+                if (*json && availability != Availability::available) {
+                    // Scripts get an answer on stdout too; the exit code stays 3.
+                    StatusReport report;
+                    report.root = client.root();
+                    report.availability = availability;
+                    report.message = availability_message(availability, client.root());
+                    make_output(OutputFormat::json, ctx.env.out)->status(report);
+                    throw ToolError(ExitCode::unavailable, report.message);
+                }
                 client.require_module(); // exit 3 with what to do when not loaded
                 StatusReport report;
                 report.root = client.root();

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memcg_statctl/text_util.h"
+
 namespace memcg_statctl {
 namespace {
 
@@ -24,6 +26,21 @@ Json derived_json(const std::vector<DerivedValue>& derived) {
     return j;
 }
 
+// A knob's value as scripts want it: a number when it is one (flush_threshold 2000),
+// else the string (flush_mode kernel).
+Json knob_value_json(const std::string& value) {
+    const auto number = parse_u64(value);
+    return number ? Json(*number) : Json(value);
+}
+
+Json knobs_json(const NameValues& knobs) {
+    Json j = Json::object();
+    for (const auto& [name, value] : knobs) {
+        j[name] = knob_value_json(value);
+    }
+    return j;
+}
+
 Json name_values_json(const NameValues& nv) {
     Json j = Json::object();
     for (const auto& [name, value] : nv) {
@@ -40,6 +57,14 @@ Json optional_json(const std::optional<T>& v) {
 } // namespace
 
 void JsonOutput::status(const StatusReport& r) {
+    if (r.availability != Availability::available) {
+        const Json j = {{"loaded", false},
+                        {"debugfs", r.root.string()},
+                        {"reason", availability_name(r.availability)},
+                        {"message", r.message}};
+        out_ << j.dump(2) << '\n';
+        return;
+    }
     Json hooks = Json::array();
     for (const auto& h : r.hooks) {
         hooks.push_back({{"name", h.name},
@@ -53,7 +78,7 @@ void JsonOutput::status(const StatusReport& r) {
                     {"debugfs", r.root.string()},
                     {"version", name_values_json(r.version.entries)},
                     {"hooks", hooks},
-                    {"knobs", name_values_json(r.knobs)}};
+                    {"knobs", knobs_json(r.knobs)}};
     out_ << j.dump(2) << '\n';
 }
 
@@ -79,7 +104,7 @@ void JsonOutput::interval(const IntervalReport& r) {
 }
 
 void JsonOutput::knobs(const KnobReport& r) {
-    out_ << name_values_json(r.knobs).dump(2) << '\n';
+    out_ << knobs_json(r.knobs).dump(2) << '\n';
 }
 
 void JsonOutput::run(const RunReport& r) {

@@ -38,6 +38,20 @@ Availability probe_availability(const std::filesystem::path& root) {
     return Availability::module_not_loaded;
 }
 
+std::string_view availability_name(Availability a) {
+    switch (a) {
+    case Availability::available:
+        return "available";
+    case Availability::not_root:
+        return "not_root";
+    case Availability::debugfs_not_mounted:
+        return "debugfs_not_mounted";
+    case Availability::module_not_loaded:
+        return "module_not_loaded";
+    }
+    return "unknown";
+}
+
 std::string availability_message(Availability a, const std::filesystem::path& root) {
     switch (a) {
     case Availability::available:

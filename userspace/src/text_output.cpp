@@ -48,6 +48,10 @@ std::string signed_percent(const std::optional<double>& pct) {
 } // namespace
 
 void TextOutput::status(const StatusReport& r) {
+    if (r.availability != Availability::available) {
+        fmt::print(out_, "memcg_statctl: {}\n", r.message);
+        return;
+    }
     fmt::print(out_, "memcg_statctl: loaded ({})\n", r.root.string());
     TextTable version({Align::left, Align::left});
     for (const auto& [key, value] : r.version.entries) {

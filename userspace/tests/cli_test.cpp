@@ -146,6 +146,35 @@ TEST(Cli, StatusJson) {
     EXPECT_EQ(j["version"]["flush_model"], "global");
     EXPECT_EQ(j["hooks"][0]["hits"], 1234);
     EXPECT_EQ(j["knobs"]["flush_mode"], "kernel");
+    EXPECT_EQ(j["knobs"]["flush_period_ms"], 2000); // a number, as in `get --json`
+    EXPECT_EQ(j["loaded"], true);
+    EXPECT_EQ(j["debugfs"], fake.root_string());
+}
+
+TEST(Cli, StatusJsonWithoutTheModuleSaysLoadedFalseAndExits3) {
+    const testing::TempDir dir;
+    CliRunner cli;
+    const auto root = (dir.path() / "memcg_statctl").string();
+    auto r = cli.run({"--debugfs", root, "status", "--json"});
+    EXPECT_EQ(r.code, 3);
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["loaded"], false);
+    EXPECT_EQ(j["debugfs"], root);
+    EXPECT_EQ(j["reason"], "module_not_loaded");
+    EXPECT_NE(j["message"].get<std::string>().find("insmod memcg_statctl.ko"), std::string::npos);
+    EXPECT_EQ(r.err, "memcg-statctl: " + j["message"].get<std::string>() + "\n");
+
+    r = cli.run(
+        {"--debugfs", (dir.path() / "absent" / "memcg_statctl").string(), "status", "--json"});
+    EXPECT_EQ(r.code, 3);
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["loaded"], false);
+    EXPECT_EQ(j["reason"], "debugfs_not_mounted");
+
+    // Without --json, stdout stays empty as before.
+    r = cli.run({"--debugfs", root, "status"});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_EQ(r.out, "");
 }
 
 TEST(Cli, MalformedStatsFileExits1) {

@@ -20,7 +20,25 @@ TEST(KnobsCli, GetAllAndOne) {
     r = cli.run({"--debugfs", fake.root_string(), "get", "flush_mode"});
     EXPECT_EQ(r.out, "flush_mode  kernel\n");
     r = cli.run({"--debugfs", fake.root_string(), "get", "--json"});
-    EXPECT_EQ(nlohmann::json::parse(r.out)["flush_period_ms"], "2000");
+    EXPECT_EQ(nlohmann::json::parse(r.out)["flush_period_ms"], 2000);
+}
+
+TEST(KnobsCli, GetJsonHasNumbersForNumericKnobs) {
+    const FakeDebugfs fake;
+    using std::filesystem::perms;
+    fake.write("flush_threshold", "4611686018427387904\n", perms::owner_read | perms::owner_write);
+    CliRunner cli;
+    auto r = cli.run({"--debugfs", fake.root_string(), "get", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(j["flush_mode"].is_string());
+    EXPECT_EQ(j["flush_mode"], "kernel");
+    EXPECT_TRUE(j["flush_period_ms"].is_number_unsigned());
+    EXPECT_EQ(j["flush_period_ms"], 2000);
+    EXPECT_EQ(j["flush_threshold"].get<std::uint64_t>(), 4611686018427387904ULL); // 2^62, exact
+    r = cli.run({"--debugfs", fake.root_string(), "get", "flush_period_ms", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(R"({"flush_period_ms": 2000})"));
 }
 
 TEST(KnobsCli, GetUnknownKnobExits1) {

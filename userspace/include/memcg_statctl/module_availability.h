@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace memcg_statctl {
 
@@ -21,6 +22,10 @@ enum class Availability {
 // of `root` when that parent is the standard mount point, so a fake tree in a temporary
 // directory (tests, --debugfs) is judged only on whether the module's files are there.
 Availability probe_availability(const std::filesystem::path& root);
+
+// A stable word for the state, for scripts: available, not_root, debugfs_not_mounted,
+// module_not_loaded (`status --json` prints it as "reason").
+std::string_view availability_name(Availability a);
 
 // The message for a non-available state, including the command that fixes it.
 std::string availability_message(Availability a, const std::filesystem::path& root);

@@ -11,6 +11,7 @@
 #include "memcg_statctl/abi_parsers.h"
 #include "memcg_statctl/counters.h"
 #include "memcg_statctl/derived.h"
+#include "memcg_statctl/module_availability.h"
 #include "memcg_statctl/statistics.h"
 
 namespace memcg_statctl {
@@ -19,6 +20,10 @@ using NameValues = std::vector<std::pair<std::string, std::string>>;
 
 struct StatusReport {
     std::filesystem::path root;
+    // Not available: only root, availability and message are set (`status --json` prints
+    // {"loaded": false, ...} before the tool exits 3).
+    Availability availability = Availability::available;
+    std::string message;
     VersionInfo version;
     std::vector<HookEntry> hooks;
     NameValues knobs; // only knobs whose files exist
