@@ -14,6 +14,11 @@ struct RunCommandOptions {
 
 void run_command(const Context& ctx, const RunCommandOptions& opt) {
     const SignalGuard signals; // SIGINT/SIGTERM: stop tasks, remove cgroups, then exit
+    // Without the module a run has no counter deltas; a module speaking another ABI is
+    // refused before anything starts, as by every command that reads debugfs.
+    if (const auto client = ctx.client(); client.availability() == Availability::available) {
+        client.require_module();
+    }
     RunSession session(ctx, opt.run);
     const auto outcome = session.run_once();
     RunReport report;

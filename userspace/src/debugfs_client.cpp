@@ -39,6 +39,11 @@ std::string DebugfsClient::read(std::string_view file) const {
     }
 }
 
+void DebugfsClient::require_module() const {
+    require_available(root_);
+    (void)version(); // parse_version() checks the `abi` line first
+}
+
 VersionInfo DebugfsClient::version() const {
     return parse_version(read("version"));
 }

@@ -1,5 +1,6 @@
 // The CLI end to end against a fake debugfs tree: parsing, output and exit codes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,38 @@ TEST(Cli, StatusJsonWithoutTheModuleSaysLoadedFalseAndExits3) {
     r = cli.run({"--debugfs", root, "status"});
     EXPECT_EQ(r.code, 3);
     EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, EveryDebugfsCommandRefusesAModuleOfAnotherAbi) {
+    const FakeDebugfs fake;
+    fake.write("version", "module 9.0.0\nabi 2\nkernel 6.1.0-57-amd64\n");
+    CliRunner cli;
+    const std::vector<std::vector<std::string>> commands = {
+        {"status"},
+        {"status", "--json"},
+        {"get"},
+        {"get", "flush_mode", "--json"},
+        {"set", "flush_mode", "never"},
+        {"reset"},
+        {"stats"},
+        {"stats", "--watch", "1", "--count", "1"},
+        {"run", "stat-reader", "--duration", "1"},
+        {"sweep", "--knob", "flush_mode", "--values", "kernel,never", "--workload", "stat-reader",
+         "--runs", "1", "--duration", "1"},
+        {"experiment", "reader-flush", "--runs", "2", "--duration", "1"},
+    };
+    for (auto args : commands) {
+        const auto what = fmt::format("{}", fmt::join(args, " "));
+        args.insert(args.begin(), {"--debugfs", fake.root_string()});
+        const auto r = cli.run(args);
+        EXPECT_EQ(r.code, 1) << what;
+        EXPECT_EQ(r.err, "memcg-statctl: module speaks debugfs ABI 2, this tool speaks ABI 1: "
+                         "use the memcg-statctl built with the module\n")
+            << what;
+        EXPECT_EQ(r.out, "") << what;
+    }
+    EXPECT_EQ(fake.read("flush_mode"), "kernel\n"); // nothing written
+    EXPECT_EQ(fake.read("reset"), "");
 }
 
 TEST(Cli, MalformedStatsFileExits1) {

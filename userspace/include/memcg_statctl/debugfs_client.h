@@ -26,8 +26,10 @@ public:
 
     const std::filesystem::path& root() const { return root_; }
     Availability availability() const { return probe_availability(root_); }
-    // Throws ToolError(exit 3) with instructions when the module cannot be reached.
-    void require_module() const { require_available(root_); }
+    // Throws ToolError(exit 3) with instructions when the module cannot be reached, then
+    // ToolError (exit 1) when its `version` file is malformed or names another ABI than
+    // supported_abi: every command calls this before it reads or writes anything else.
+    void require_module() const;
     // Throws ToolError(exit 3) naming what disappeared (module unloaded, debugfs
     // unmounted) when the module's files are gone; for use after require_module().
     void require_still_module() const { require_still_available(root_); }
