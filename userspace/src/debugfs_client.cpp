@@ -1,6 +1,7 @@
 #include "memcg_statctl/debugfs_client.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -25,6 +26,20 @@ int write_whole_file(const std::filesystem::path& path, std::string_view data) {
     const int write_err = n < 0 ? errno : (static_cast<std::size_t>(n) != data.size() ? EIO : 0);
     const int close_err = ::close(fd) != 0 ? errno : 0;
     return write_err != 0 ? write_err : close_err;
+}
+
+std::optional<std::string_view> knob_accepted_values(std::string_view knob) {
+    // module/ABI.md, "Knobs" (a unit test compares the two).
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> values = {{
+        {"flush_mode", "kernel, threshold, always or never"},
+        {"flush_threshold", "0 .. 2^62 pending updates"},
+        {"flush_period_ms", "0 (no periodic flush) or 10 .. 3600000"},
+        {"update_flush_every", "0 (off) .. 2^24"},
+        {"stock_hooks", "0 or 1"},
+    }};
+    const auto* const it =
+        std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == knob; });
+    return it == values.end() ? std::nullopt : std::optional(it->second);
 }
 
 DebugfsClient::DebugfsClient(std::filesystem::path root, FileWriter writer)
@@ -94,14 +109,26 @@ void DebugfsClient::write_knob(std::string_view name, std::string_view value) co
                                     fmt::join(knob_names(), ", ")));
     }
     const int err = writer_(root_ / name, fmt::format("{}\n", value));
-    if (err != 0 && err != EINVAL) {
+    if (err == 0) {
+        return;
+    }
+    if (err != EINVAL) {
         require_still_module();
     }
-    if (err == EINVAL) {
-        throw ToolError(fmt::format("the module rejected {} = \"{}\" (EINVAL); {} is unchanged",
-                                    name, value, name));
+    switch (err) {
+    case EINVAL: {
+        // The module parsed the value and left the knob unchanged (module/ABI.md).
+        const auto accepted = knob_accepted_values(name);
+        throw ToolError(fmt::format("{} rejects '{}': {}", name, value,
+                                    accepted ? *accepted : "see module/ABI.md for its values"));
     }
-    if (err != 0) {
+    case EPERM:
+        throw ToolError("debugfs refuses writes (kernel lockdown?): set knobs as module "
+                        "parameters at load");
+    case EOPNOTSUPP:
+        throw ToolError("flush control is not available on this kernel (see `memcg-statctl "
+                        "status`)");
+    default:
         throw ToolError(
             fmt::format("cannot write \"{}\" to {}: {}", value, name, std::strerror(err)));
     }

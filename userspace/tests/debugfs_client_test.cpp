@@ -1,7 +1,12 @@
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/debugfs_client.h"
 #include "memcg_statctl/exit_code.h"
+#include "memcg_statctl/text_util.h"
 
 #include "fake_debugfs.h"
 
@@ -50,9 +55,53 @@ TEST(DebugfsClient, RejectedWriteNamesKnobAndValue) {
         FAIL() << "expected ToolError";
     } catch (const ToolError& e) {
         EXPECT_EQ(e.code(), ExitCode::failure);
-        EXPECT_NE(std::string(e.what()).find("flush_mode = \"sometimes\""), std::string::npos);
+        EXPECT_EQ(std::string(e.what()),
+                  "flush_mode rejects 'sometimes': kernel, threshold, always or never");
     }
     EXPECT_EQ(fake.read("flush_mode"), "kernel\n");
+}
+
+TEST(DebugfsClient, AcceptedValuesAreThoseOfAbiMd) {
+    // Every row of the knob table of module/ABI.md: "| `knob` | values | default |".
+    const auto abi_md = read_file(MEMCG_STATCTL_ABI_MD);
+    const auto table = abi_md.find("## Knobs");
+    ASSERT_NE(table, std::string::npos);
+    int rows = 0;
+    for (const auto line : split_lines(std::string_view(abi_md).substr(table))) {
+        if (line.rfind("| `", 0) != 0) {
+            continue;
+        }
+        std::vector<std::string> cols;
+        std::string cell;
+        for (const char c : line.substr(1)) {
+            if (c == '|') {
+                cols.emplace_back(trim(cell));
+                cell.clear();
+            } else {
+                cell += c;
+            }
+        }
+        ASSERT_GE(cols.size(), 2U) << line;
+        const auto knob = cols[0].substr(1, cols[0].size() - 2); // `flush_mode`
+        // "`kernel` `threshold` `always` `never`" reads "kernel, threshold, always or never";
+        // any other cell is taken without its backticks.
+        std::string expected;
+        const auto words = split_whitespace(cols[1]);
+        if (std::all_of(words.begin(), words.end(), [](auto w) {
+                return w.size() > 2 && w.front() == '`' && w.back() == '`';
+            })) {
+            for (std::size_t i = 0; i < words.size(); ++i) {
+                expected += i == 0 ? "" : (i + 1 == words.size() ? " or " : ", ");
+                expected += words[i].substr(1, words[i].size() - 2);
+            }
+        } else {
+            std::remove_copy(cols[1].begin(), cols[1].end(), std::back_inserter(expected), '`');
+        }
+        EXPECT_EQ(knob_accepted_values(knob), std::optional<std::string_view>(expected)) << knob;
+        ++rows;
+    }
+    EXPECT_GE(rows, 5); // the table was found and read
+    EXPECT_EQ(knob_accepted_values("brand_new_knob"), std::nullopt);
 }
 
 TEST(DebugfsClient, UnknownKnobIsAnError) {

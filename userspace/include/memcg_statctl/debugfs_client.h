@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,11 @@ namespace memcg_statctl {
 // because only the kernel can reject a write with EINVAL: tests substitute a fake kernel.
 using FileWriter = std::function<int(const std::filesystem::path&, std::string_view)>;
 int write_whole_file(const std::filesystem::path& path, std::string_view data);
+
+// What the knob table of module/ABI.md says a knob accepts ("0 or 1"), for the message of
+// a rejected write; nullopt for a knob it does not list (a newer module's). Only messages
+// use it: knobs are still discovered from the directory.
+std::optional<std::string_view> knob_accepted_values(std::string_view knob);
 
 class DebugfsClient {
 public:
@@ -46,7 +52,9 @@ public:
     std::vector<std::string> knob_names() const;
     bool is_knob(std::string_view name) const;
     std::string read_knob(std::string_view name) const; // value without trailing newline
-    // Throws ToolError naming knob and value if the kernel rejects the write.
+    // Throws ToolError (exit 1) with one line saying what to do when the write fails:
+    // EINVAL "<knob> rejects '<value>': <knob_accepted_values()>", EPERM (debugfs locked
+    // down: set knobs as module parameters), EOPNOTSUPP (no flush control on this kernel).
     void write_knob(std::string_view name, std::string_view value) const;
     void reset_counters() const;
 
