@@ -21,6 +21,8 @@ for peer in $("$MCS_ROOT/scripts/module-build.sh" "$kver" "$MCS_ROOT/selftests/m
 done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
+# jq: tool_test.sh checks the tool's JSON documents with it.
+command -v jq >/dev/null && files+=("$(command -v jq)=/usr/bin/jq")
 # gnuplot is an alternatives symlink: copy what it points to.
 command -v gnuplot >/dev/null &&
 	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")

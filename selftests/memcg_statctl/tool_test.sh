@@ -13,8 +13,9 @@
 # Under QEMU TCG, ftrace patching a function that another vCPU runs hot
 # stalls TCG (see reload_test.c). So no hook is attached or detached while a
 # workload runs: the knobs this program sets (flush_mode kernel/always,
-# flush_threshold) attach nothing, stock_hooks and update_flush_every are
-# never touched, and the module is unloaded and loaded only after every
+# flush_threshold) attach nothing, stock_hooks is never touched,
+# update_flush_every (which attaches the update hooks) only by a sweep,
+# between its runs, and the module is unloaded and loaded only after every
 # workload task is gone, except in the *_during_* tests, which unload it
 # under a workload on purpose: there the tool, its tasks and rmmod all run
 # on cpu 0 (as fault_test.c does it).
@@ -81,9 +82,10 @@ knob() { cat "$DBG/$1" 2>/dev/null; }
 # counter NAME: the module's counter value (empty when the module lacks it)
 counter() { sed -n "s/^$(echo "$1" | sed 's/\./\\./g') \([0-9]*\)\$/\1/p" "$DBG/stats"; }
 
-# json_num FILE KEY: the integer of a '"KEY": N' line of a pretty-printed JSON
+# json_num FILE KEY: the integer of a '"KEY": N' line of a pretty-printed JSON;
+# a module counter's name is its JSON key with dots as underscores.
 json_num() {
-	sed -n "s/^ *\"$(echo "$2" | sed 's/\./\\./g')\": \([0-9][0-9]*\),\{0,1\}\$/\1/p" "$1" |
+	sed -n "s/^ *\"$(echo "$2" | tr . _)\": \([0-9][0-9]*\),\{0,1\}\$/\1/p" "$1" |
 		head -n 1
 }
 
@@ -430,8 +432,8 @@ run_workload() {
 	tool_ok run "$w" --duration 2 --json "$@" || return 1
 	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
 	grep -q "\"workload\": \"$w\"" "$WORK/out" || { diag "no workload $w"; return 1; }
-	ops=$(json_float "$WORK/out" total_ops_per_sec)
-	[ "${ops:-0}" -gt 0 ] || { diag "total_ops_per_sec ${ops:-missing}"; diag_file "$WORK/out"; return 1; }
+	ops=$(json_float "$WORK/out" ops_per_sec)
+	[ "${ops:-0}" -gt 0 ] || { diag "ops_per_sec ${ops:-missing}"; diag_file "$WORK/out"; return 1; }
 	deltas=
 	moved=
 	have=
@@ -448,7 +450,7 @@ run_workload() {
 		[ "${d:-0}" -gt 0 ] && moved="$moved $c"
 	done
 	diag "$w $*: $ops ops/s;$deltas"
-	diag "  all non-zero deltas:$(sed -n '/"counter_deltas": {/,/}/p' "$WORK/out" |
+	diag "  all non-zero deltas:$(sed -n '/"counters": {/,/}/p' "$WORK/out" |
 		sed -n 's/^ *"\([^"]*\)": \([1-9][0-9]*\),\{0,1\}$/ \1=+\2/p' | tr -d '\n')"
 	no_groups_left || return 1
 	[ -n "$want" ] || return 0
@@ -487,7 +489,7 @@ test_run_refault() {
 	# attempts below pages / 512 would mean nothing was reclaimed.
 	# (Flushes are no proof: 6.1 flushes in reclaim, 6.12 only ratelimited.)
 	[ -n "$(counter charge_stock.attempts)" ] || return 0
-	pages=$(($(json_float "$WORK/out" total_ops_per_sec) * $(json_float "$WORK/out" seconds)))
+	pages=$(($(json_float "$WORK/out" ops_per_sec) * $(json_float "$WORK/out" seconds)))
 	charged=$(json_num "$WORK/out" charge_stock.attempts)
 	diag "refault: about $pages pages read, $charged charge attempts"
 	[ "$charged" -ge $((pages / 512)) ] && [ "$charged" -gt 0 ] || {
@@ -507,13 +509,13 @@ test_sweep() {
 	tool_ok sweep --knob flush_mode --values kernel,always --workload stat-reader \
 		--runs 2 --duration 1 || return 1
 	diag_file "$WORK/out"
-	grep -q '^stat-reader ops/s by flush_mode (2 runs per value)$' "$WORK/out" || {
+	grep -q '^stat-reader ops_per_sec (ops/s) by flush_mode (2 runs per value)$' "$WORK/out" || {
 		diag "no table title"; return 1; }
-	grep -Eq '^flush_mode +mean +median +stddev +%change +sig$' "$WORK/out" || {
+	grep -Eq '^flush_mode +n +mean +median +stddev +%change +sig$' "$WORK/out" || {
 		diag "no table header"; return 1; }
-	grep -Eq '^kernel +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" || {
+	grep -Eq '^kernel +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" || {
 		diag "no baseline row"; return 1; }
-	grep -Eq '^always +[0-9.]+ +[0-9.]+ +[0-9.]+ +[+-][0-9.]+% *\*?$' "$WORK/out" || {
+	grep -Eq '^always +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[+-][0-9.]+% *\*?$' "$WORK/out" || {
 		diag "no 'always' row with %change"; return 1; }
 	grep -Eq '^flush\.requests +[0-9]+ +[0-9]+$' "$WORK/out" || {
 		diag "no counter row"; return 1; }
@@ -522,7 +524,7 @@ test_sweep() {
 	# --csv: a header and one line per value
 	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
 		--runs 2 --duration 1 --csv || return 1
-	grep -q '^knob,value,runs,mean,median,stddev,' "$WORK/out" &&
+	grep -q '^knob,value,n,mean,median,stddev,' "$WORK/out" &&
 		[ "$(grep -c '^flush_threshold,128,2,\|^flush_threshold,4096,2,' "$WORK/out")" -eq 2 ] || {
 		diag "--csv rows"; diag_file "$WORK/out"; return 1; }
 }
@@ -538,7 +540,7 @@ test_sweep_plot() {
 	rm -f "$WORK/sweep.svg"
 	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
 		--runs 2 --duration 1 --plot "$WORK/sweep.svg" || return 1
-	grep -Eq '^flush_threshold +mean +median +stddev +%change +sig$' "$WORK/out" &&
+	grep -Eq '^flush_threshold +n +mean +median +stddev +%change +sig$' "$WORK/out" &&
 		grep -Eq '^128 ' "$WORK/out" && grep -Eq '^4096 ' "$WORK/out" || {
 		diag "no table"; diag_file "$WORK/out"; return 1; }
 	[ -s "$WORK/sweep.svg" ] || { diag "no plot file"; return 1; }
@@ -550,7 +552,8 @@ test_sweep_plot() {
 }
 
 # interrupt ARGS...: start the tool in the background, let the workload run,
-# SIGINT it: prompt exit, non-zero status, message, no group, no task left.
+# SIGINT it: prompt exit with 130 (128 + SIGINT, after cleaning up), message,
+# no group, no task left.
 interrupt() {
 	start_workload 2 "$TOOL" "$@" || return 1
 	kill -INT "$pid"
@@ -559,8 +562,7 @@ interrupt() {
 	fi
 	diag "exit $RC ${WAITED_MS} ms after SIGINT; stderr: $(head -n 1 "$WORK/err")"
 	r=0
-	[ "$RC" -ne 0 ] || { diag "exit 0 after SIGINT"; r=1; }
-	[ "$RC" -lt 128 ] || { diag "died of the signal: nothing cleaned up"; r=1; }
+	[ "$RC" -eq 130 ] || { diag "exit $RC after SIGINT, expected 130"; r=1; }
 	grep -qi 'interrupt' "$WORK/err" || { diag "no message about the interrupt"; r=1; }
 	nothing_left || r=1
 	return $r
@@ -573,6 +575,167 @@ test_sigint_sweep() {
 		--runs 5 --duration 5 || return 1
 	[ "$(knob flush_threshold)" = "$old" ] || {
 		diag "flush_threshold left at $(knob flush_threshold), was $old"; return 1; }
+}
+
+# ---- a user's command, existing cgroups and processes, results files ---------
+
+FAULT_LOOP=$(cd "$(dirname "$0")" && pwd)/fault_loop
+MARK_DELEGATED=$(cd "$(dirname "$0")" && pwd)/mark_delegated
+
+# jq_true FILE FILTER: the JSON FILE satisfies the jq FILTER (else says so).
+jq_true() {
+	[ "$(jq -r "$2" "$1" 2>"$WORK/jq.err")" = true ] && return 0
+	diag "$1: not ($2)"
+	diag_file "$WORK/jq.err"
+	return 1
+}
+
+# needs_helpers: jq and the helper programs are there (else SKIP with why).
+needs_helpers() {
+	command -v jq >/dev/null 2>&1 || { diag "jq not installed"; return 1; }
+	[ -x "$FAULT_LOOP" ] && [ -x "$MARK_DELEGATED" ] || {
+		diag "$FAULT_LOOP or $MARK_DELEGATED not built"; return 1; }
+}
+
+# sweep over a user's command (fault_loop, a static page-fault program), with
+# a results file: the comparison table, and a JSON document with every run,
+# every parameter, the versions and the host.
+test_sweep_command() {
+	needs_helpers || return $KSFT_SKIP
+	old=$(knob update_flush_every)
+	rm -f "$WORK/sweep.json"
+	tool_ok sweep --knob update_flush_every --values 0,32 --runs 3 \
+		--output "$WORK/sweep.json" -- "$FAULT_LOOP" 16 20 || return 1
+	diag_file "$WORK/out"
+	r=0
+	grep -q '^command seconds (s) by update_flush_every (3 runs per value)$' "$WORK/out" &&
+		grep -Eq '^0 +3 +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" &&
+		grep -Eq '^32 +3 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[+-][0-9.]+% *\*?$' "$WORK/out" || {
+		diag "no comparison table"; r=1; }
+	[ "$(knob update_flush_every)" = "$old" ] || {
+		diag "update_flush_every left at $(knob update_flush_every)"; r=1; }
+	no_groups_left || r=1
+	f=$WORK/sweep.json
+	mod=$(sed -n 's/^module //p' "$DBG/version")
+	jq_true "$f" '.schema == "memcg-statctl/sweep" and .complete and .interrupted_by == null' || r=1
+	jq_true "$f" ".knob == \"update_flush_every\" and .metric == \"seconds\" and .parameters.runs == 3 and .parameters.values == [\"0\",\"32\"] and .parameters.command == [\"$FAULT_LOOP\",\"16\",\"20\"] and .parameters.cgroups == 1" || r=1
+	jq_true "$f" ".environment.kernel == \"$(uname -r)\" and .environment.module_version == \"$mod\" and .environment.cpus >= 1 and .environment.memory_bytes > 0 and (.environment.tool_version | length) > 0" || r=1
+	jq_true "$f" '(.runs | length) == 6 and all(.runs[]; .exit_statuses == [0] and .seconds > 0)' || r=1
+	jq_true "$f" '[.runs[].value] == ["0","32","0","32","0","32"]' || r=1
+	# 16 MiB touched 20 times: at least 81920 faults, charged to the run's cgroups
+	jq_true "$f" 'all(.rows[]; .n == 3 and .memory_stat.pgfault >= 81920)' || r=1
+	# update_flush_every=32 attaches the update hooks, which count every update
+	if [ -n "$(counter stat_updates)" ]; then
+		jq_true "$f" '.rows[1].counters.stat_updates > 0' || r=1
+	fi
+	diag "JSON: $(jq -c '{metric, rows: [.rows[] | {value, n, mean, percent_change, pgfault: .memory_stat.pgfault}]}' "$f")"
+	return $r
+}
+
+# run --metric: the figure a command prints (will-it-scale's "average:" line).
+test_run_metric() {
+	needs_helpers || return $KSFT_SKIP
+	tool_ok run --tasks 2 --metric 'average:\s*([0-9.]+)' --json -- "$FAULT_LOOP" 8 10 || return 1
+	f=$WORK/out
+	r=0
+	jq_true "$f" '.schema == "memcg-statctl/run" and .workload == "command" and .complete' || r=1
+	jq_true "$f" '.result.exit_statuses == [0,0] and .result.metric > 0 and .result.ops_per_sec == null' || r=1
+	jq_true "$f" '.parameters.metric == "average:\\s*([0-9.]+)" and .parameters.tasks == 2' || r=1
+	grep -q '^\[copy 1\] average: ' "$WORK/err" || { diag "no command output on stderr"; diag_file "$WORK/err"; r=1; }
+	diag "metric: $(jq .result.metric "$f") faults/s over 2 copies"
+	# a pattern that matches nothing: the run is reported, then exit 1
+	t "$WORK/out" "$WORK/err" run --metric 'tps = ([0-9.]+)' -- "$FAULT_LOOP" 1 1
+	[ "$RC" -eq 1 ] && grep -q "matched --metric" "$WORK/err" || {
+		diag "unmatched --metric: exit $RC"; diag_file "$WORK/err"; r=1; }
+	no_groups_left || r=1
+	return $r
+}
+
+# run --cgroup and run --pid on a task started outside the tool: measured for
+# --duration, nothing started, memory.stat deltas of that task's group.
+test_run_observe() {
+	needs_helpers || return $KSFT_SKIP
+	g=$CGROOT/mcs_ext
+	mkdir -p "$g"
+	grep -qw memory "$CGROOT/cgroup.subtree_control" || echo +memory >"$CGROOT/cgroup.subtree_control"
+	sh -c "echo \$\$ >$g/cgroup.procs && exec $FAULT_LOOP 8 1000000" &
+	ext=$!
+	sleep 1
+	r=0
+	tool_ok run --cgroup "$g" --duration 1 --json || r=1
+	cp "$WORK/out" "$WORK/cgroup.json"
+	jq_true "$WORK/cgroup.json" ".workload == \"cgroup\" and .parameters.cgroups == [\"$g\"] and .result.memory_stat[0].cgroup == \"$g\" and .result.memory_stat[0].delta.pgfault > 0 and .result.seconds >= 1" || r=1
+	tool_ok run --pid "$ext" --duration 1 --json || r=1
+	cp "$WORK/out" "$WORK/pid.json"
+	jq_true "$WORK/pid.json" ".workload == \"pid\" and .parameters.pids == [$ext] and .result.memory_stat[0].cgroup == \"$g\" and .result.memory_stat[0].delta.pgfault > 0" || r=1
+	diag "pgfault in 1 s: --cgroup $(jq '.result.memory_stat[0].delta.pgfault' "$WORK/cgroup.json"), --pid $(jq '.result.memory_stat[0].delta.pgfault' "$WORK/pid.json")"
+	kill -0 "$ext" 2>/dev/null || { diag "the outside task died during the runs"; r=1; }
+	kill -KILL "$ext"
+	wait "$ext" 2>/dev/null
+	sleep 0.2
+	rmdir "$g" || r=1
+	no_groups_left || r=1
+	return $r
+}
+
+# SIGINT in the middle of a sweep with --output: exit 130, the runs that
+# finished in the file (complete false) and in a table on stdout, no group
+# left, the knob restored.
+test_sigint_sweep_partial() {
+	needs_helpers || return $KSFT_SKIP
+	old=$(knob flush_threshold)
+	f=$WORK/partial.json
+	rm -f "$f"
+	"$TOOL" sweep --knob flush_threshold --values 128,4096 --workload page-fault --runs 5 \
+		--duration 2 --output "$f" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	_i=0
+	while [ ! -s "$f" ] && [ "$_i" -lt 600 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ -s "$f" ] || { diag "no results file after 60 s"; kill -KILL "$pid"; wait "$pid"; return 1; }
+	wait_group "$pid" 30 # in the middle of the next run
+	sleep 0.5
+	kill -INT "$pid"
+	wait_exit "$pid" 20 || { diag "still running 20 s after SIGINT"; return 1; }
+	r=0
+	[ "$RC" -eq 130 ] || { diag "exit $RC, expected 130"; diag_file "$WORK/err"; r=1; }
+	jq_true "$f" '.complete == false and .interrupted_by == "SIGINT" and (.runs | length) >= 1 and (.rows | length) == 2' || r=1
+	grep -q 'by flush_threshold (.*, stopped before the end)$' "$WORK/out" || {
+		diag "no partial table on stdout"; diag_file "$WORK/out"; r=1; }
+	[ "$(knob flush_threshold)" = "$old" ] || { diag "flush_threshold left at $(knob flush_threshold)"; r=1; }
+	no_groups_left || r=1
+	diag "kept $(jq '.runs | length' "$f") runs; stderr: $(tr '\n' ' ' <"$WORK/err")"
+	return $r
+}
+
+# The cgroups go below a cgroup that systemd delegated to the tool's own
+# (marked trusted.delegate=1, as Delegate=yes does), or below --parent; the
+# tool steps aside into a leaf of its own while it runs and leaves the
+# delegated group as it found it.
+test_parent_delegated() {
+	needs_helpers || return $KSFT_SKIP
+	d=$CGROOT/mcs_deleg
+	p=$CGROOT/mcs_parent
+	mkdir -p "$d" "$p"
+	grep -qw memory "$CGROOT/cgroup.subtree_control" || echo +memory >"$CGROOT/cgroup.subtree_control"
+	"$MARK_DELEGATED" "$d" || { rmdir "$d" "$p"; return 1; }
+	r=0
+	timeout "$T_LIMIT" sh -c "echo \$\$ >$d/cgroup.procs && exec $TOOL run page-fault --duration 1 --json" \
+		>"$WORK/out" 2>"$WORK/err" || { diag "exit $?"; diag_file "$WORK/err"; r=1; }
+	jq_true "$WORK/out" ".parameters.parent == \"$d\" and .parameters.parent_from == \"delegated\" and (.result.memory_stat[0].cgroup | startswith(\"$d/memcg-statctl.\")) and .result.ops_per_sec > 0" || r=1
+	[ -z "$(find "$d" -mindepth 1 -type d)" ] || { diag "left in $d: $(find "$d" -mindepth 1 -type d)"; r=1; }
+	[ -z "$(cat "$d/cgroup.subtree_control")" ] || { diag "$d subtree_control: $(cat "$d/cgroup.subtree_control")"; r=1; }
+	tool_ok run page-fault --duration 1 --json --parent "$p" || r=1
+	jq_true "$WORK/out" ".parameters.parent == \"$p\" and .parameters.parent_from == \"--parent\"" || r=1
+	[ -z "$(find "$p" -mindepth 1 -type d)" ] || { diag "left in $p: $(find "$p" -mindepth 1 -type d)"; r=1; }
+	t "$WORK/out" "$WORK/err" run page-fault --duration 1 --parent "$CGROOT/no_such_group"
+	[ "$RC" -eq 2 ] && grep -q "is not a cgroup" "$WORK/err" || {
+		diag "--parent of a missing group: exit $RC"; diag_file "$WORK/err"; r=1; }
+	rmdir "$d" "$p" || r=1
+	no_groups_left || r=1
+	return $r
 }
 
 # SIGKILL during run leaves its groups; the next run reports and removes them.
@@ -718,7 +881,8 @@ test_no_debugfs() {
 
 TESTS="help status get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
-run_readtwice sweep sweep_plot sigint_run sigint_sweep sigkill_leftover \
+run_readtwice sweep sweep_plot sweep_command run_metric run_observe \
+sigint_run sigint_sweep sigint_sweep_partial parent_delegated sigkill_leftover \
 unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"
 
 [ -x "$TOOL" ] || skip_all "$TOOL not found"
@@ -735,6 +899,12 @@ mkdir -p "$WORK"
 cleanup() {
 	teardown_fs
 	remove_groups
+	for g in "$CGROOT"/mcs_ext "$CGROOT"/mcs_deleg "$CGROOT"/mcs_parent; do
+		[ -d "$g" ] || continue
+		for p in $(cat "$g/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		sleep 0.2
+		find "$g" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
 	grep -q " $DEBUGFS debugfs" /proc/mounts ||
 		mount -t debugfs debugfs "$DEBUGFS"
 	if ! module_loaded && [ -n "$KO" ]; then

@@ -70,12 +70,13 @@ void kill_group_tasks(const std::filesystem::path& group_dir) {
     }
 }
 
-CgroupHierarchy::CgroupHierarchy(CgroupBackend& backend, int leaves, int depth, pid_t owner)
-    : backend_(backend), layout_(plan_layout(owner, leaves, depth)) {
+CgroupHierarchy::CgroupHierarchy(CgroupBackend& backend, int leaves, int depth, pid_t owner,
+                                 std::string base)
+    : backend_(backend), base_(std::move(base)), layout_(plan_layout(owner, leaves, depth, base_)) {
     try {
         // Every group that has children must delegate the memory controller to them,
-        // starting at the root; leaves get memory.* files but never enable anything.
-        enable_memory_controller(backend_.mount());
+        // starting at the parent; leaves get memory.* files but never enable anything.
+        enable_memory_controller(backend_.mount() / base_);
         for (const auto& rel : layout_.intermediates) {
             backend_.create(rel);
             created_.push_back(rel);
@@ -125,12 +126,14 @@ bool process_alive(pid_t pid) {
 }
 
 std::vector<Leftover> remove_leftover_groups(CgroupBackend& backend,
-                                             const std::function<bool(pid_t)>& is_alive) {
+                                             const std::function<bool(pid_t)>& is_alive,
+                                             const std::string& base) {
     std::vector<Leftover> found;
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(backend.mount(), ec)) {
-        const auto name = entry.path().filename().string();
-        const auto owner = top_group_owner(name);
+    for (const auto& entry : std::filesystem::directory_iterator(backend.mount() / base, ec)) {
+        const auto dir_name = entry.path().filename().string();
+        const auto name = base.empty() ? dir_name : base + "/" + dir_name;
+        const auto owner = top_group_owner(dir_name);
         if (!owner || !entry.is_directory(ec) || *owner == ::getpid() || is_alive(*owner)) {
             continue;
         }

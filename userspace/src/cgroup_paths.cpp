@@ -9,14 +9,14 @@
 
 namespace memcg_statctl {
 
-CgroupLayout plan_layout(pid_t owner, int leaves, int depth) {
+CgroupLayout plan_layout(pid_t owner, int leaves, int depth, const std::string& base) {
     if (leaves < 1 || depth < 1) {
         throw ToolError(ExitCode::usage,
                         fmt::format("need at least 1 cgroup at depth >= 1 (got {} at depth {})",
                                     leaves, depth));
     }
     CgroupLayout layout;
-    layout.top = fmt::format("{}{}", top_group_prefix, owner);
+    layout.top = fmt::format("{}{}{}{}", base, base.empty() ? "" : "/", top_group_prefix, owner);
     std::string parent = layout.top;
     layout.intermediates.push_back(parent);
     for (int level = 1; level < depth; ++level) {

@@ -80,7 +80,7 @@ CliEnv default_cli_env() {
 }
 
 int run_cli(const std::vector<std::string>& args, CliEnv& env) {
-    Context ctx{env};
+    Context ctx{env, default_debugfs_root, {}};
     CLI::App app{"memcg-statctl: control and measure memcg stat flushing and stock caching "
                  "through the memcg_statctl module"};
     app.name(args.empty() ? "memcg-statctl"
@@ -98,11 +98,17 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         add_sweep_command(app, ctx),  add_experiment_command(app, ctx),
     };
 
+    // `run`/`sweep ... -- CMD ARGS...`: everything after the first `--` is the user's
+    // command, passed on untouched (its own options must not reach CLI11).
+    const auto dashes = std::find(args.begin(), args.end(), std::string("--"));
+    if (dashes != args.end()) {
+        ctx.command.assign(dashes + 1, args.end());
+    }
     // CLI11 wants argv; keep the strings alive in `args` and point into them.
     std::vector<const char*> argv;
     argv.reserve(args.size());
-    for (const auto& a : args) {
-        argv.push_back(a.c_str());
+    for (auto a = args.begin(); a != dashes; ++a) {
+        argv.push_back(a->c_str());
     }
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());
@@ -129,6 +135,13 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     try {
         for (const auto& c : commands) {
             if (c.app->parsed()) {
+                const auto name = c.app->get_name();
+                if (dashes != args.end() && name != "run" && name != "sweep") {
+                    throw ToolError(ExitCode::usage,
+                                    fmt::format("{} takes no command after `--` (run and sweep "
+                                                "do)",
+                                                name));
+                }
                 c.run();
             }
         }

@@ -15,8 +15,11 @@
 
 #include "memcg_statctl/cgroup_hierarchy.h"
 #include "memcg_statctl/comparison.h"
+#include "memcg_statctl/environment.h"
 #include "memcg_statctl/experiment.h"
 #include "memcg_statctl/plot.h"
+#include "memcg_statctl/result_schema.h"
+#include "memcg_statctl/results_file.h"
 #include "memcg_statctl/signal_guard.h"
 #include "memcg_statctl/sweep.h"
 #include "memcg_statctl/text_util.h"
@@ -114,8 +117,11 @@ private:
 
 class Experiment {
 public:
-    Experiment(const Context& ctx, const ExperimentOptions& opt)
-        : ctx_(ctx), opt_(opt), client_(ctx.client()), restorers_(client_) {
+    // `result` collects every finished run; `file` (when set) is rewritten after each.
+    Experiment(const Context& ctx, const ExperimentOptions& opt, ExperimentResult& result,
+               const ResultsFile* file)
+        : ctx_(ctx), opt_(opt), client_(ctx.client()), restorers_(client_), result_(result),
+          file_(file) {
         client_.require_module();
         backend_ = std::make_unique<LibcgroupBackend>();
         for (const auto& left : remove_leftover_groups(*backend_)) {
@@ -162,9 +168,22 @@ public:
                 if (job.collect) {
                     job.collect(*workload, s.value_index);
                 }
+                Json figures = Json::object();
+                for (std::size_t k = 0; k < job.metrics.size(); ++k) {
+                    figures[job.metrics[k].title] = job.metrics[k].value(m, cgroups);
+                }
+                result_.runs.push_back(
+                    {{"step", job.metrics.front().title},
+                     {"knob", knob},
+                     {"value", var.label},
+                     {"round", s.round + 1},
+                     {"seconds", m.seconds},
+                     {"figures", figures},
+                     {"counters", deltas ? counters_json(*deltas) : Json(nullptr)}});
+                save_partial();
                 for (std::size_t k = 0; k < job.metrics.size(); ++k) {
                     auto& r = res[j][k][s.value_index];
-                    r.ops_per_sec.push_back(job.metrics[k].value(m, cgroups));
+                    r.samples.push_back(job.metrics[k].value(m, cgroups));
                     r.seconds.push_back(m.seconds);
                     if (k == 0 && deltas) {
                         r.counter_deltas.push_back(*deltas);
@@ -177,10 +196,20 @@ public:
             for (std::size_t k = 0; k < jobs[j].metrics.size(); ++k) {
                 auto report = compare(knob, jobs[j].metrics[k].title, res[j][k]);
                 report.metric = jobs[j].metrics[k].unit;
+                report.unit = "";
                 out[j].push_back(std::move(report));
             }
         }
         return out;
+    }
+
+    // The results file as it stands: every run so far, not complete.
+    void save_partial() const {
+        if (file_ != nullptr) {
+            auto partial = result_;
+            partial.complete = false;
+            file_->write(experiment_json(partial));
+        }
     }
 
 private:
@@ -198,7 +227,10 @@ private:
         }
         HierarchyPlacement placement(hierarchy);
         const auto before = client_.stats();
-        const RunPlan plan{job.tasks, opt_.duration, [this] { client_.require_still_module(); }};
+        RunPlan plan;
+        plan.tasks_per_cgroup = job.tasks;
+        plan.duration = opt_.duration;
+        plan.check = [this] { client_.require_still_module(); };
         auto m = run_workload(w, plan, placement);
         return {std::move(m), Counters::delta(before, client_.stats())};
     }
@@ -209,6 +241,8 @@ private:
     Restorers restorers_;
     std::unique_ptr<CgroupBackend> backend_;
     NameValues fixed_;
+    ExperimentResult& result_;
+    const ResultsFile* file_;
 };
 
 std::unique_ptr<Workload> workload(const std::string& name, const std::string& mode = "anon",
@@ -427,15 +461,22 @@ void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult&
     rows[1].significant = false;
     {
         // %change and Welch of mixed against slab, as compare() does for a sweep.
-        std::vector<ValueRuns> v{{"slab", rows[0].samples, {}, {}},
-                                 {"mixed", rows[1].samples, {}, {}}};
+        std::vector<ValueRuns> v(2);
+        v[0].value = "slab";
+        v[0].samples = rows[0].samples;
+        v[1].value = "mixed";
+        v[1].samples = rows[1].samples;
         const auto c = compare("workload", "objstock", v);
         rows[1].percent_change = c.rows[1].percent_change;
         rows[1].p_value = c.rows[1].p_value;
         rows[1].significant = c.rows[1].significant;
     }
-    ComparisonReport report{"workload", "objstock (slab in /tmp; mixed = slab + page-fault anon)",
-                            "files/s per slab task", rows};
+    ComparisonReport report;
+    report.knob = "workload";
+    report.workload = "objstock (slab in /tmp; mixed = slab + page-fault anon)";
+    report.metric = "files/s per slab task";
+    report.unit = "";
+    report.rows = rows;
     r.reports.push_back(report);
     ExtraTable t{"seed 001's table: objcg vmstat pushes (flushes) / mod_objcg_state calls "
                  "(updates), per run",
@@ -447,9 +488,9 @@ void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult&
             return v ? std::to_string(*v) : std::string("-");
         };
         t.rows.push_back({row.value, get("objcg_vmstat.flushes"), get("objcg_vmstat.updates"),
-                          fmt_opt(derived_value(row, "objcg_vmstat.miss_pct")),
-                          fmt_opt(derived_value(row, "obj_stock.hit_pct")),
-                          fmt_opt(derived_value(row, "charge_stock.hit_pct"))});
+                          fmt_opt(derived_value(row, "objcg_vmstat_miss_pct")),
+                          fmt_opt(derived_value(row, "obj_stock_hit_pct")),
+                          fmt_opt(derived_value(row, "charge_stock_hit_pct"))});
     }
     r.extra.push_back(t);
     r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
@@ -488,8 +529,8 @@ void readtwice(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r)
         const auto& row = reports[0].rows[i];
         t.rows.push_back({row.value, fmt::format("{:.0f}", row.summary.mean),
                           fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
-                          fmt_opt(derived_value(row, "charge_stock.hit_pct")),
-                          fmt_opt(derived_value(row, "obj_stock.hit_pct"))});
+                          fmt_opt(derived_value(row, "charge_stock_hit_pct")),
+                          fmt_opt(derived_value(row, "obj_stock_hit_pct"))});
     }
     r.extra.push_back(t);
     r.parameters.emplace_back(
@@ -522,6 +563,7 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         opt.json.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.json;
     const auto plot_file = opt.plot.empty() ? fmt::format("experiment-{}.svg", opt.name) : opt.plot;
     plot_format_for(plot_file); // a bad extension fails before the runs
+    const ResultsFile file(json_file);
     const SignalGuard signals;
     ExperimentResult r;
     r.name = recipe->name;
@@ -529,8 +571,10 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     r.parameters = {{"runs", std::to_string(opt.runs)},
                     {"duration", fmt::format("{:g}", opt.duration)}};
     auto& out = ctx.env.out;
-    {
-        Experiment e(ctx, opt);
+    try {
+        Experiment e(ctx, opt, r, &file);
+        const auto client = e.client();
+        r.environment = current_environment(&client);
         r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
         r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
         fmt::print(out, "experiment {} (seed {}): {}\n", recipe->name, recipe->seed,
@@ -550,7 +594,28 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         for (const auto& [k, v] : e.fixed()) {
             r.parameters.emplace_back("fixed " + k, v);
         }
+    } catch (const ToolError& e) { // knobs restored by now
+        // Keep what finished: the runs in the file, the finished steps' tables on stdout.
+        r.complete = false;
+        if (const auto* i = dynamic_cast<const Interrupted*>(&e)) {
+            r.interrupted_by = fmt::format("SIG{}", sigabbrev_np(i->signal()));
+        }
+        if (r.runs.empty()) {
+            throw; // nothing ran: nothing to keep
+        }
+        file.write(experiment_json(r));
+        fmt::print(ctx.env.err, "experiment stopped: {} finished runs kept in {}\n", r.runs.size(),
+                   json_file);
+        const auto text = make_output(OutputFormat::text, out);
+        for (const auto& report : r.reports) {
+            fmt::print(out, "\n");
+            text->comparison(report);
+        }
+        throw;
     } // knobs restored here
+    for (auto& report : r.reports) {
+        report.environment = r.environment;
+    }
     for (const auto& [k, v] : r.parameters) {
         fmt::print(out, "  {}: {}\n", k, v);
     }
@@ -565,22 +630,16 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     for (const auto& n : r.notes) {
         fmt::print(out, "\nnote: {}\n", n);
     }
-    {
-        std::ofstream f(json_file);
-        f << experiment_json(r).dump(2) << '\n';
-        if (!f) {
-            throw ToolError(fmt::format("cannot write {}", json_file));
-        }
-    }
+    file.write(experiment_json(r));
     fmt::print(out, "\nwrote {}\n", json_file);
     for (std::size_t i = 0; i < r.reports.size(); ++i) {
-        const auto file = plot_path_for(plot_file, i, r.reports.size(), r.reports[i].workload);
+        const auto plot = plot_path_for(plot_file, i, r.reports.size(), r.reports[i].workload);
         try {
-            write_plot(r.reports[i], file);
-            fmt::print(out, "wrote {}\n", file);
+            write_plot(r.reports[i], plot);
+            fmt::print(out, "wrote {}\n", plot);
         } catch (const ToolError& err) {
             // The numbers are the result; a missing gnuplot is not worth losing them over.
-            fmt::print(ctx.env.err, "warning: plot {}: {}\n", file, err.what());
+            fmt::print(ctx.env.err, "warning: plot {}: {}\n", plot, err.what());
         }
     }
     fmt::print(out, "{}\n", r.verdict.line);
@@ -611,7 +670,9 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
     sub->add_option("--size", opt->size_mib, "refault/readtwice file size in MiB")
         ->capture_default_str()
         ->check(between<std::uint64_t>(2, 1U << 20U));
-    sub->add_option("--json", opt->json, "JSON file (default experiment-NAME.json)")
+    sub->add_option("--output,--json", opt->json,
+                    "JSON results file, rewritten after every run (default "
+                    "experiment-NAME.json)")
         ->type_name("FILE");
     sub->add_option("--plot", opt->plot,
                     "SVG/PNG plot (default experiment-NAME.svg; -SUFFIX per table when several)")

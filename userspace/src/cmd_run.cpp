@@ -1,7 +1,17 @@
-// `run WORKLOAD`: one measured run in fresh cgroups, with the module's counter deltas.
-#include "memcg_statctl/derived.h"
+// `run`: one measured run (a built-in workload, a user's command, or an observation of
+// existing cgroups or processes), with the module's counter deltas and memory.stat deltas.
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "memcg_statctl/environment.h"
+#include "memcg_statctl/result_schema.h"
+#include "memcg_statctl/results_file.h"
 #include "memcg_statctl/signal_guard.h"
 
+#include "command_output.h"
 #include "run_session.h"
 
 namespace memcg_statctl {
@@ -9,41 +19,63 @@ namespace {
 
 struct RunCommandOptions {
     RunOptions run;
+    std::string builtin; // WORKLOAD
     bool json = false;
+    std::string output;
 };
 
-void run_command(const Context& ctx, const RunCommandOptions& opt) {
+void run_command(const Context& ctx, RunCommandOptions& opt) {
     const SignalGuard signals; // SIGINT/SIGTERM: stop tasks, remove cgroups, then exit
-    // Without the module a run has no counter deltas; a module speaking another ABI is
-    // refused before anything starts, as by every command that reads debugfs.
-    if (const auto client = ctx.client(); client.availability() == Availability::available) {
-        client.require_module();
-    }
+    opt.run.workload.name = opt.builtin;
+    opt.run.command = ctx.command;
+    const std::optional<ResultsFile> file =
+        opt.output.empty() ? std::nullopt : std::optional<ResultsFile>(opt.output);
     RunSession session(ctx, opt.run);
-    const auto outcome = session.run_once();
+    const auto client = ctx.client();
     RunReport report;
-    report.workload = opt.run.workload.name;
-    report.parameters = run_parameters(opt.run, session.workload());
-    report.seconds = outcome.measurement.seconds;
-    report.task_ops_per_sec = outcome.measurement.task_ops_per_sec;
-    report.total_ops_per_sec = outcome.measurement.total_ops_per_sec;
-    report.counter_deltas = outcome.counter_deltas;
-    if (outcome.counter_deltas) {
-        report.derived = derive(*outcome.counter_deltas, outcome.measurement.seconds);
+    report.environment = current_environment(session.module_loaded() ? &client : nullptr);
+    report.workload = session.kind();
+    report.parameters = session.parameters();
+    try {
+        report.result = session.run_once();
+    } catch (const Interrupted& e) {
+        report.interrupted_by = fmt::format("SIG{}", sigabbrev_np(e.signal()));
+        if (file) {
+            file->write(run_document(report));
+        }
+        throw;
     }
+    if (file) {
+        file->write(run_document(report));
+    }
+    print_command_outputs(ctx.env.err, session.command_outputs());
     make_output(pick_format(opt.json), ctx.env.out)->run(report);
+    if (const auto failure = command_failure(report.result, session.command_outputs())) {
+        throw ToolError(*failure);
+    }
+    if (!opt.run.metric.empty() && !report.result.metric) {
+        throw ToolError(
+            fmt::format("no output line of the command matched --metric '{}'", opt.run.metric));
+    }
 }
 
 } // namespace
 
 Command add_run_command(CLI::App& app, Context& ctx) {
-    auto* sub = app.add_subcommand("run", "run a workload in fresh cgroups and measure it");
+    auto* sub = app.add_subcommand(
+        "run", "measure one run: a built-in WORKLOAD, `-- CMD ARGS...` (N copies, each in its "
+               "own cgroup), or existing --cgroup / --pid");
     auto opt = std::make_shared<RunCommandOptions>();
-    sub->add_option("WORKLOAD", opt->run.workload.name, "the workload")
-        ->required()
+    sub->add_option("WORKLOAD", opt->builtin, "a built-in workload")
         ->check(CLI::IsMember(workload_names()));
     add_run_options(*sub, opt->run);
-    sub->add_flag("--json", opt->json, "print a JSON object");
+    add_observe_options(*sub, opt->run);
+    sub->add_flag("--json", opt->json, "print a JSON object (see docs/output.md)");
+    sub->add_option("--output", opt->output, "also write the JSON object to FILE")
+        ->type_name("FILE");
+    sub->footer("Module counters are system-wide: they count every cgroup's activity during "
+                "the run, not only the measured cgroups'. memory.stat deltas are the measured "
+                "cgroups' own.");
     return {sub, [&ctx, opt] { run_command(ctx, *opt); }};
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/ostream.h>
 
 #include "memcg_statctl/derived.h"
+#include "memcg_statctl/environment.h"
 
 #include "command.h"
 #include "option_checks.h"
@@ -15,10 +16,12 @@ struct StatsOptions {
     int count = 0;    // intervals to print with --watch; 0 = until interrupted
 };
 
-IntervalReport make_interval(int index, double seconds, const Counters& before,
+IntervalReport make_interval(int index, double requested, double seconds, const Counters& before,
                              const Counters& after) {
     IntervalReport r;
     r.index = index;
+    r.timestamp = utc_timestamp();
+    r.requested = requested;
     r.seconds = seconds;
     const auto delta = Counters::delta(before, after);
     for (const auto& [name, value] : delta.entries()) {
@@ -46,7 +49,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         auto after = client.stats();
         const auto t_after = ctx.env.now();
         // Measured, not nominal, interval: sleeping and reading take time too.
-        output->interval(make_interval(i, t_after - t_before, before, after));
+        output->interval(make_interval(i, opt.watch, t_after - t_before, before, after));
         ctx.env.out.flush();
         before = std::move(after);
         t_before = t_after;

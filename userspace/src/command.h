@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +18,9 @@ namespace memcg_statctl {
 struct Context {
     CliEnv& env;
     std::filesystem::path debugfs_root = default_debugfs_root;
+    // The words after the first `--` of the command line (a user's command for run and
+    // sweep), taken out before CLI11 parses the rest.
+    std::vector<std::string> command;
     DebugfsClient client() const { return DebugfsClient(debugfs_root, env.writer); }
 };
 

@@ -44,13 +44,15 @@ Counters divide_rounded(const Counters& c, std::size_t n) {
 
 ComparisonReport compare(const std::string& knob, const std::string& workload,
                          const std::vector<ValueRuns>& values) {
-    ComparisonReport report{knob, workload, "ops/s", {}};
+    ComparisonReport report;
+    report.knob = knob;
+    report.workload = workload;
     for (const auto& v : values) {
         ComparisonRow row;
         row.value = v.value;
-        row.samples = v.ops_per_sec;
-        row.summary = summarize(v.ops_per_sec);
-        if (!report.rows.empty()) {
+        row.samples = v.samples;
+        row.summary = summarize(v.samples);
+        if (!report.rows.empty() && !v.samples.empty() && !report.rows.front().samples.empty()) {
             const auto& base = report.rows.front();
             row.percent_change = percent_change(base.summary.mean, row.summary.mean);
             if (const auto w = welch_t_test(base.samples, row.samples)) {
@@ -66,6 +68,17 @@ ComparisonReport compare(const std::string& knob, const std::string& workload,
             const double seconds = std::accumulate(v.seconds.begin(), v.seconds.end(), 0.0);
             row.derived =
                 derive(total, seconds > 0 ? std::optional<double>(seconds) : std::nullopt);
+        }
+        if (!v.memory_stats.empty()) {
+            MemoryStat total;
+            for (const auto& m : v.memory_stats) {
+                total = memory_stat_sum(total, m);
+            }
+            for (auto& [name, value] : total) {
+                value = static_cast<std::int64_t>(std::llround(
+                    static_cast<double>(value) / static_cast<double>(v.memory_stats.size())));
+            }
+            row.mean_memory_stat = std::move(total);
         }
         report.rows.push_back(std::move(row));
     }

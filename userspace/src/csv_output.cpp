@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "memcg_statctl/result_schema.h"
+
 namespace memcg_statctl {
 namespace {
 
@@ -89,45 +91,73 @@ void CsvOutput::knobs(const KnobReport& r) {
 }
 
 void CsvOutput::run(const RunReport& r) {
-    line(out_, {"task", "ops_per_sec"});
-    for (std::size_t i = 0; i < r.task_ops_per_sec.size(); ++i) {
-        line(out_, {std::to_string(i), number(r.task_ops_per_sec[i])});
+    // Long form, the JSON document's result fields by path.
+    line(out_, {"name", "value"});
+    const auto& res = r.result;
+    line(out_, {"seconds", number(res.seconds)});
+    if (res.ops_per_sec) {
+        line(out_, {"ops_per_sec", number(*res.ops_per_sec)});
     }
-    line(out_, {"total", number(r.total_ops_per_sec)});
+    if (res.metric) {
+        line(out_, {"metric", number(*res.metric)});
+    }
+    if (res.counters) {
+        for (const auto& [name, value] : res.counters->entries()) {
+            line(out_, {"counters." + json_key(name), std::to_string(value)});
+        }
+    }
+    for (const auto& d : res.derived) {
+        line(out_, {"derived." + json_key(d.name), optional_number(d.value)});
+    }
 }
 
 void CsvOutput::comparison(const ComparisonReport& r) {
-    // Wide form for spreadsheets: fixed statistics columns, then one column per counter
-    // (union over all rows, first-seen order) and per derived value.
+    // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
+    // row of the JSON document (`rows[]`), nested ones by path: `counters.flush_requests`,
+    // `derived.flushes_per_sec`, `memory_stat.pgfault` (union over all rows, first-seen
+    // order). `samples` is left out: it is a list.
     std::vector<std::string> counters;
     std::vector<std::string> derived;
+    std::vector<std::string> memory;
+    const auto add = [](std::vector<std::string>& v, const std::string& name) {
+        if (std::find(v.begin(), v.end(), name) == v.end()) {
+            v.push_back(name);
+        }
+    };
     for (const auto& row : r.rows) {
         for (const auto& [name, value] : row.mean_counter_deltas.entries()) {
-            if (std::find(counters.begin(), counters.end(), name) == counters.end()) {
-                counters.push_back(name);
-            }
+            add(counters, name);
         }
         for (const auto& d : row.derived) {
-            if (std::find(derived.begin(), derived.end(), d.name) == derived.end()) {
-                derived.push_back(d.name);
-            }
+            add(derived, d.name);
+        }
+        for (const auto& [name, value] : row.mean_memory_stat) {
+            add(memory, name);
         }
     }
-    std::vector<std::string> header{"knob",   "value",      "runs",    "mean",       "median",
-                                    "stddev", "pct_change", "p_value", "significant"};
-    header.insert(header.end(), counters.begin(), counters.end());
-    header.insert(header.end(), derived.begin(), derived.end());
+    std::vector<std::string> header{"knob",   "value",          "n",       "mean",       "median",
+                                    "stddev", "percent_change", "p_value", "significant"};
+    for (const auto& name : counters) {
+        header.push_back("counters." + json_key(name));
+    }
+    for (const auto& name : derived) {
+        header.push_back("derived." + json_key(name));
+    }
+    for (const auto& name : memory) {
+        header.push_back("memory_stat." + name);
+    }
     line(out_, header);
     for (const auto& row : r.rows) {
+        const bool none = row.summary.n == 0;
         std::vector<std::string> cells{r.knob,
                                        row.value,
                                        std::to_string(row.summary.n),
-                                       number(row.summary.mean),
-                                       number(row.summary.median),
-                                       number(row.summary.stddev),
+                                       none ? "" : number(row.summary.mean),
+                                       none ? "" : number(row.summary.median),
+                                       none ? "" : number(row.summary.stddev),
                                        optional_number(row.percent_change),
                                        optional_number(row.p_value),
-                                       row.significant ? "1" : "0"};
+                                       row.significant ? "true" : "false"};
         for (const auto& name : counters) {
             const auto v = row.mean_counter_deltas.get(name);
             cells.push_back(v ? std::to_string(*v) : std::string()); // exact u64, no %g
@@ -136,6 +166,15 @@ void CsvOutput::comparison(const ComparisonReport& r) {
             const auto it = std::find_if(row.derived.begin(), row.derived.end(),
                                          [&](const DerivedValue& d) { return d.name == name; });
             cells.push_back(it == row.derived.end() ? "" : optional_number(it->value));
+        }
+        for (const auto& name : memory) {
+            std::string cell;
+            for (const auto& [n, v] : row.mean_memory_stat) {
+                if (n == name) {
+                    cell = std::to_string(v);
+                }
+            }
+            cells.push_back(cell);
         }
         line(out_, cells);
     }

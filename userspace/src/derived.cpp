@@ -38,7 +38,7 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
         const auto attempts = counts.get(stock + ".attempts");
         const auto misses = counts.get(stock + ".misses");
         if (attempts && misses) {
-            out.push_back({stock + ".hit_pct", "%",
+            out.push_back({stock + "_hit_pct", "%",
                            *misses > *attempts ? std::nullopt
                                                : scaled(ratio(static_cast<double>(*misses),
                                                               static_cast<double>(*attempts)),
@@ -50,7 +50,7 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
     const auto flushes = counts.get("objcg_vmstat.flushes");
     if (updates && flushes) {
         out.push_back(
-            {"objcg_vmstat.miss_pct", "%",
+            {"objcg_vmstat_miss_pct", "%",
              scaled(ratio(static_cast<double>(*flushes), static_cast<double>(*updates)), 100)});
     }
     return out;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "memcg_statctl/output.h"
+#include "memcg_statctl/result_schema.h"
 #include "memcg_statctl/text_util.h"
 
 namespace memcg_statctl {
@@ -189,15 +190,15 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
 
 Verdict objstock_verdict(const ComparisonReport& report) {
     const auto* slab = find_row(report, "slab");
-    const auto miss = slab != nullptr ? derived_of(*slab, "objcg_vmstat.miss_pct") : std::nullopt;
+    const auto miss = slab != nullptr ? derived_of(*slab, "objcg_vmstat_miss_pct") : std::nullopt;
     if (!miss) {
         return finish(Outcome::not_measured,
                       "seed 001: no objcg_vmstat counters for the slab workload");
     }
-    const auto hit = derived_of(*slab, "obj_stock.hit_pct");
+    const auto hit = derived_of(*slab, "obj_stock_hit_pct");
     auto body = fmt::format("seed 001: objcg vmstat miss rate {:.1f}% (slab)", *miss);
     if (const auto* mixed = find_row(report, "mixed")) {
-        if (const auto m = derived_of(*mixed, "objcg_vmstat.miss_pct")) {
+        if (const auto m = derived_of(*mixed, "objcg_vmstat_miss_pct")) {
             body += fmt::format(", {:.1f}% (mixed)", *m);
         }
     }
@@ -239,24 +240,28 @@ Json experiment_json(const ExperimentResult& r) {
     Json reports = Json::array();
     for (const auto& report : r.reports) {
         // The same object `sweep --json` prints: one shape for both commands.
-        std::ostringstream s;
-        make_output(OutputFormat::json, s)->comparison(report);
-        reports.push_back(Json::parse(s.str()));
+        reports.push_back(sweep_document(report));
     }
     Json tables = Json::array();
     for (const auto& t : r.extra) {
         tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", t.rows}});
     }
-    return {{"experiment", r.name},
+    return {{"schema", "memcg-statctl/experiment"},
+            {"schema_version", result_schema_version},
+            {"experiment", r.name},
             {"seed", r.seed},
+            {"environment", environment_json(r.environment)},
             {"parameters", params},
+            {"complete", r.complete},
+            {"interrupted_by", r.interrupted_by ? Json(*r.interrupted_by) : Json(nullptr)},
             {"reports", reports},
             {"tables", tables},
             {"notes", r.notes},
-            {"verdict",
-             {{"outcome", std::string(outcome_text(r.verdict.outcome))},
-              {"reproduced", r.verdict.outcome == Outcome::reproduced},
-              {"line", r.verdict.line}}}};
+            {"verdict", r.complete ? Json{{"outcome", std::string(outcome_text(r.verdict.outcome))},
+                                          {"reproduced", r.verdict.outcome == Outcome::reproduced},
+                                          {"line", r.verdict.line}}
+                                   : Json(nullptr)},
+            {"runs", r.runs}};
 }
 
 std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {

@@ -79,6 +79,18 @@ CLI::Validator positive() {
             "POSITIVE"};
 }
 
+// A number >= 0 (and finite), e.g. a warm-up that may be none.
+inline CLI::Validator non_negative() {
+    return {[](const std::string& s) -> std::string {
+                double value{};
+                if (option_checks_detail::parse(s, value) != option_checks_detail::Parsed::ok) {
+                    return "must be a number >= 0";
+                }
+                return value >= 0 ? std::string() : "must be >= 0";
+            },
+            "NON-NEGATIVE"};
+}
+
 // An integer from min to max (inclusive).
 template <typename T>
 CLI::Validator between(T min, T max) {

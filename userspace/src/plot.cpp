@@ -43,9 +43,12 @@ std::string gnuplot_script(const ComparisonReport& report, const std::filesystem
              ? "set terminal svg size 800,500 dynamic noenhanced\n"
              : "set terminal pngcairo size 800,500 noenhanced\n";
     s += fmt::format("set output {}\n", quoted(file.string()));
-    s += fmt::format("set title {}\n", quoted(fmt::format("{} {} by {}", report.workload,
-                                                          report.metric, report.knob)));
-    s += fmt::format("set xlabel {}\nset ylabel {}\n", quoted(report.knob), quoted(report.metric));
+    s += fmt::format(
+        "set title {}\n",
+        quoted(fmt::format("{} {} by {}", report.workload,
+                           report.unit.empty() ? report.metric : report.unit, report.knob)));
+    s += fmt::format("set xlabel {}\nset ylabel {}\n", quoted(report.knob),
+                     quoted(report.unit.empty() ? report.metric : report.unit));
     s += "set yrange [0:*]\nset grid ytics\nset key off\n"
          "set style fill solid 0.5 border -1\nset boxwidth 0.6\n";
     // Inline data block: index, label, mean, stddev.

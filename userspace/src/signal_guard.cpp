@@ -42,7 +42,7 @@ void clear_stop_signal() {
 
 void throw_if_stopped() {
     if (const int sig = g_stop_signal; sig != 0) {
-        throw ToolError(fmt::format("interrupted by {}; cleaned up", sigabbrev_np(sig)));
+        throw Interrupted(sig, fmt::format("interrupted by SIG{}; cleaned up", sigabbrev_np(sig)));
     }
 }
 

@@ -41,6 +41,44 @@ void print_counters(std::ostream& out, const Counters& counters, const std::stri
     t.print(out);
 }
 
+// memory.stat deltas of the measured cgroups per run (mean), one column per knob value.
+void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
+    std::vector<std::string> names;
+    for (const auto& row : r.rows) {
+        for (const auto& [name, value] : row.mean_memory_stat) {
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(name);
+            }
+        }
+    }
+    if (names.empty()) {
+        return;
+    }
+    fmt::print(out, "\nmemory.stat of the measured cgroups per run (mean)\n");
+    std::vector<Align> aligns(r.rows.size() + 1, Align::right);
+    aligns[0] = Align::left;
+    TextTable t(aligns);
+    std::vector<std::string> header{r.knob};
+    for (const auto& row : r.rows) {
+        header.push_back(row.value);
+    }
+    t.row(header);
+    for (const auto& name : names) {
+        std::vector<std::string> cells{name};
+        for (const auto& row : r.rows) {
+            std::string cell = "-";
+            for (const auto& [n, v] : row.mean_memory_stat) {
+                if (n == name) {
+                    cell = std::to_string(v);
+                }
+            }
+            cells.push_back(cell);
+        }
+        t.row(cells);
+    }
+    t.print(out);
+}
+
 std::string signed_percent(const std::optional<double>& pct) {
     return pct ? fmt::format("{:+.2f}%", *pct) : std::string("-");
 }
@@ -104,36 +142,83 @@ void TextOutput::knobs(const KnobReport& r) {
 
 void TextOutput::run(const RunReport& r) {
     std::string params;
-    for (const auto& [name, value] : r.parameters) {
-        params += fmt::format(" {}={}", name, value);
+    for (const auto& [name, value] : r.parameters.items()) {
+        if (name != "command" && !value.is_null()) {
+            params += fmt::format(" {}={}", name,
+                                  value.is_string() ? value.get<std::string>() : value.dump());
+        }
     }
-    fmt::print(out_, "workload {}:{} ({:.2f} s)\n", r.workload, params, r.seconds);
-    TextTable tasks({Align::left, Align::right});
-    tasks.row({"TASK", "OPS/S"});
-    for (std::size_t i = 0; i < r.task_ops_per_sec.size(); ++i) {
-        tasks.row({std::to_string(i), number(r.task_ops_per_sec[i])});
+    const auto& res = r.result;
+    if (r.workload == "command") {
+        std::string argv;
+        for (const auto& a : r.parameters["command"]) {
+            argv += (argv.empty() ? "" : " ") + a.get<std::string>();
+        }
+        fmt::print(out_, "command `{}`:{} ({:.2f} s)\n", argv, params, res.seconds);
+        TextTable copies({Align::left, Align::right});
+        copies.row({"COPY", "EXIT"});
+        for (std::size_t i = 0; i < res.exit_statuses.size(); ++i) {
+            copies.row({std::to_string(i), std::to_string(res.exit_statuses[i])});
+        }
+        copies.print(out_);
+        if (res.stopped_at_duration) {
+            fmt::print(out_, "(terminated at --duration)\n");
+        }
+        if (!r.parameters["metric"].is_null()) {
+            fmt::print(out_, "metric: {}\n",
+                       res.metric ? fmt::format("{:g}", *res.metric) : std::string("-"));
+        }
+    } else if (res.ops_per_sec) {
+        fmt::print(out_, "workload {}:{} ({:.2f} s)\n", r.workload, params, res.seconds);
+        TextTable tasks({Align::left, Align::right});
+        tasks.row({"TASK", "OPS/S"});
+        for (std::size_t i = 0; i < res.task_ops_per_sec.size(); ++i) {
+            tasks.row({std::to_string(i), number(res.task_ops_per_sec[i])});
+        }
+        tasks.row({"total", number(*res.ops_per_sec)});
+        tasks.print(out_);
+    } else {
+        fmt::print(out_, "observed {}:{} ({:.2f} s)\n", r.workload, params, res.seconds);
     }
-    tasks.row({"total", number(r.total_ops_per_sec)});
-    tasks.print(out_);
-    if (r.counter_deltas) {
-        print_counters(out_, *r.counter_deltas, "DELTA");
-        print_derived(out_, r.derived);
+    if (res.counters) {
+        fmt::print(out_, "module counters (system-wide, all cgroups):\n");
+        print_counters(out_, *res.counters, "DELTA");
+        print_derived(out_, res.derived);
     } else {
         fmt::print(out_, "(module not loaded: no counter deltas)\n");
+    }
+    for (const auto& m : res.memory_stat) {
+        fmt::print(out_, "memory.stat of {}:\n", m.cgroup);
+        TextTable t({Align::left, Align::right});
+        t.row({"FIELD", "DELTA"});
+        for (const auto& [name, value] : m.delta) {
+            t.row({name, std::to_string(value)});
+        }
+        t.print(out_);
     }
 }
 
 void TextOutput::comparison(const ComparisonReport& r) {
     // mmtests compare-kernels shape: one row per configuration, %change vs the first one,
     // '*' when Welch's t-test finds the difference significant at 95%.
-    const auto runs = r.rows.empty() ? 0 : r.rows.front().summary.n;
-    fmt::print(out_, "{} {} by {} ({} runs per value)\n", r.workload, r.metric, r.knob, runs);
-    TextTable t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::left});
-    t.row({r.knob, "mean", "median", "stddev", "%change", "sig"});
+    std::size_t runs = 0;
     for (const auto& row : r.rows) {
-        t.row({row.value, number(row.summary.mean), number(row.summary.median),
-               number(row.summary.stddev), signed_percent(row.percent_change),
-               row.significant ? "*" : ""});
+        runs = std::max(runs, row.summary.n);
+    }
+    const auto unit = r.unit.empty() ? r.metric : fmt::format("{} ({})", r.metric, r.unit);
+    fmt::print(out_, "{} {} by {} ({} runs per value{})\n", r.workload, unit, r.knob, runs,
+               r.complete ? "" : ", stopped before the end");
+    TextTable t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                 Align::left});
+    t.row({r.knob, "n", "mean", "median", "stddev", "%change", "sig"});
+    for (const auto& row : r.rows) {
+        if (row.summary.n == 0) {
+            t.row({row.value, "0", "-", "-", "-", "-", ""});
+            continue;
+        }
+        t.row({row.value, std::to_string(row.summary.n), number(row.summary.mean),
+               number(row.summary.median), number(row.summary.stddev),
+               signed_percent(row.percent_change), row.significant ? "*" : ""});
     }
     t.print(out_);
 
@@ -152,9 +237,10 @@ void TextOutput::comparison(const ComparisonReport& r) {
         }
     }
     if (names.empty()) {
+        print_memory_stat_rows(out_, r);
         return;
     }
-    fmt::print(out_, "\nmodule counters per run (mean)\n");
+    fmt::print(out_, "\nmodule counters per run (mean; system-wide)\n");
     std::vector<Align> aligns(r.rows.size() + 1, Align::right);
     aligns[0] = Align::left;
     TextTable c(aligns);
@@ -180,6 +266,7 @@ void TextOutput::comparison(const ComparisonReport& r) {
         c.row(cells);
     }
     c.print(out_);
+    print_memory_stat_rows(out_, r);
 }
 
 } // namespace memcg_statctl

@@ -1,5 +1,6 @@
 #include "memcg_statctl/workload_runner.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -119,6 +120,45 @@ public:
         return failure;
     }
 
+    // To-completion tasks: reaps those that exited (recording status and time); true when
+    // all have.
+    bool collect_exits() {
+        statuses_.resize(pids_.size(), -1);
+        for (std::size_t i = 0; i < pids_.size(); ++i) {
+            int status = 0;
+            if (pids_[i] > 0 && ::waitpid(pids_[i], &status, WNOHANG) == pids_[i]) {
+                pids_[i] = -1;
+                statuses_[i] = exit_status_code(status);
+                last_exit_ = Clock::now();
+            }
+        }
+        return all_exited();
+    }
+    bool all_exited() const {
+        return std::all_of(pids_.begin(), pids_.end(), [](pid_t p) { return p <= 0; });
+    }
+    // SIGTERM to what still runs (a benchmark may print its summary), SIGKILL after `grace`.
+    void terminate_and_wait(std::chrono::milliseconds grace) {
+        for (const auto pid : pids_) {
+            if (pid > 0) {
+                ::kill(pid, SIGTERM);
+            }
+        }
+        const auto deadline = Clock::now() + grace;
+        while (!collect_exits()) {
+            if (Clock::now() > deadline) {
+                for (const auto pid : pids_) {
+                    if (pid > 0) {
+                        ::kill(pid, SIGKILL);
+                    }
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    const std::vector<int>& statuses() const { return statuses_; }
+    Clock::time_point last_exit() const { return last_exit_; }
+
     void kill_and_reap() noexcept {
         for (auto& pid : pids_) {
             if (pid > 0) {
@@ -137,6 +177,8 @@ private:
         return fmt::format("workload task {} failed (exit status {})", task, WEXITSTATUS(status));
     }
     std::vector<pid_t> pids_;
+    std::vector<int> statuses_;
+    Clock::time_point last_exit_{};
 };
 
 [[noreturn]] void child_main(Workload& workload, const TaskContext& ctx, int barrier_fd) {
@@ -173,12 +215,62 @@ struct CleanupWorkload {
 
 } // namespace
 
+int exit_status_code(int wait_status) {
+    if (WIFSIGNALED(wait_status)) {
+        return 128 + WTERMSIG(wait_status);
+    }
+    return WEXITSTATUS(wait_status);
+}
+
+namespace {
+
+// Waits (polling every 50 ms, running plan.check) until `until` or a stop signal; for a
+// counting workload a task that exits meanwhile is a failure.
+void wait_window(Tasks& tasks, SharedCounters& shared, const RunPlan& plan, bool counting,
+                 Clock::time_point until) {
+    while (Clock::now() < until && stop_signal() == 0) {
+        if (counting) {
+            if (auto failure = tasks.early_exit()) {
+                shared.stop() = true;
+                throw ToolError(*failure);
+            }
+        } else if (tasks.collect_exits()) {
+            return; // every task of the command exited
+        }
+        if (plan.check) {
+            try {
+                plan.check();
+            } catch (...) {
+                shared.stop() = true;
+                throw;
+            }
+        }
+        const auto left = std::chrono::duration_cast<Clock::duration>(until - Clock::now());
+        std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
+    }
+}
+
+void call(const std::function<void()>& f, SharedCounters& shared) {
+    if (!f) {
+        return;
+    }
+    try {
+        f();
+    } catch (...) {
+        shared.stop() = true;
+        throw;
+    }
+}
+
+} // namespace
+
 RunMeasurement run_workload(Workload& workload, const RunPlan& plan, TaskPlacement& placement) {
+    const bool counting = workload.counts_ops();
     const auto groups = placement.groups();
     const auto per_group =
         static_cast<std::size_t>(workload.tasks_per_cgroup(plan.tasks_per_cgroup));
     const auto total = groups * per_group;
-    if (total == 0 || plan.duration <= 0) {
+    if (total == 0 || plan.duration < 0 || (counting && plan.duration == 0) || plan.warmup < 0) {
         throw ToolError(ExitCode::usage, "need at least one task and a positive duration");
     }
     SharedCounters shared(total);
@@ -213,35 +305,47 @@ RunMeasurement run_workload(Workload& workload, const RunPlan& plan, TaskPlaceme
         placement.attach(ctx.cgroup, pid); // before the barrier: all work is charged there
     }
     barrier_write.reset(); // start!
-    const auto start = Clock::now();
-    const auto end = start + std::chrono::duration<double>(plan.duration);
-    while (Clock::now() < end && stop_signal() == 0) {
-        if (auto failure = tasks.early_exit()) {
-            shared.stop() = true;
-            throw ToolError(*failure);
-        }
-        if (plan.check) {
-            try {
-                plan.check();
-            } catch (...) {
-                shared.stop() = true;
-                throw;
-            }
-        }
-        const auto left = std::chrono::duration_cast<Clock::duration>(end - Clock::now());
-        std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(50)));
+    const auto started = Clock::now();
+    const auto limit = [&](Clock::time_point from) {
+        return plan.duration > 0 ? from + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(plan.duration))
+                                 : Clock::time_point::max();
+    };
+    if (plan.warmup > 0) {
+        wait_window(tasks, shared, plan, counting,
+                    started + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(plan.warmup)));
+        throw_if_stopped();
     }
+    const auto base = shared.snapshot();
+    call(plan.window_open, shared);
+    const auto start = Clock::now();
+    wait_window(tasks, shared, plan, counting, limit(start));
+    throw_if_stopped();
     const auto counts = shared.snapshot();
     const auto stopped = Clock::now();
+    call(plan.window_close, shared);
     shared.stop() = true;
+
+    RunMeasurement m;
+    m.seconds = std::chrono::duration<double>(stopped - start).count();
+    if (!counting) {
+        m.stopped_at_duration = !tasks.all_exited();
+        tasks.terminate_and_wait(std::chrono::seconds(5));
+        m.exit_statuses = tasks.statuses();
+        if (!m.stopped_at_duration && tasks.last_exit() > start) {
+            // The window closes when the last task exited, not at the next poll.
+            m.seconds = std::chrono::duration<double>(tasks.last_exit() - start).count();
+        }
+        throw_if_stopped();
+        return m;
+    }
     if (auto failure = tasks.wait_all(std::chrono::seconds(5))) {
         throw ToolError(*failure);
     }
     throw_if_stopped();
-
-    RunMeasurement m;
-    m.seconds = std::chrono::duration<double>(stopped - start).count();
-    for (const auto c : counts) {
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        const auto c = counts[i] - base[i];
         m.task_ops_per_sec.push_back(static_cast<double>(c) / m.seconds);
         m.total_ops_per_sec += m.task_ops_per_sec.back();
     }

@@ -28,24 +28,24 @@ TEST(Derived, ComputesEveryValueFromItsInputs) {
     const auto d = derive(c, 2.0);
     EXPECT_DOUBLE_EQ(*find(d, "flushes_per_sec"), 5.0);
     EXPECT_DOUBLE_EQ(*find(d, "ns_per_flush"), 500.0);
-    EXPECT_DOUBLE_EQ(*find(d, "charge_stock.hit_pct"), 75.0);
-    EXPECT_DOUBLE_EQ(*find(d, "obj_stock.hit_pct"), 99.0);
-    EXPECT_DOUBLE_EQ(*find(d, "objcg_vmstat.miss_pct"), 19.6);
+    EXPECT_DOUBLE_EQ(*find(d, "charge_stock_hit_pct"), 75.0);
+    EXPECT_DOUBLE_EQ(*find(d, "obj_stock_hit_pct"), 99.0);
+    EXPECT_DOUBLE_EQ(*find(d, "objcg_vmstat_miss_pct"), 19.6);
 }
 
 TEST(Derived, OmitsValuesWhoseInputsAreAbsent) {
     const auto d = derive(parse_stats("charge_stock.attempts 200\nflush.performed 3\n"), 1.0);
-    EXPECT_FALSE(has(d, "charge_stock.hit_pct")); // misses absent: hook missing
+    EXPECT_FALSE(has(d, "charge_stock_hit_pct")); // misses absent: hook missing
     EXPECT_FALSE(has(d, "ns_per_flush"));
-    EXPECT_FALSE(has(d, "obj_stock.hit_pct"));
+    EXPECT_FALSE(has(d, "obj_stock_hit_pct"));
     EXPECT_TRUE(has(d, "flushes_per_sec"));
 }
 
 TEST(Derived, RetriesBeyondAttemptsMakeHitRateUnknown) {
     // Charges retried under memory.max miss again: 30 misses in 20 attempts.
     const auto d = derive(parse_stats("charge_stock.attempts 20\ncharge_stock.misses 30\n"), 1.0);
-    EXPECT_TRUE(has(d, "charge_stock.hit_pct"));
-    EXPECT_FALSE(find(d, "charge_stock.hit_pct").has_value());
+    EXPECT_TRUE(has(d, "charge_stock_hit_pct"));
+    EXPECT_FALSE(find(d, "charge_stock_hit_pct").has_value());
 }
 
 TEST(Derived, NoRatesWithoutTimeBase) {

@@ -168,13 +168,15 @@ TEST(Experiment, JsonShape) {
     r.notes = {"n"};
     r.verdict = reader_flush_verdict(r.reports[0], nullptr);
     const auto j = experiment_json(r);
+    EXPECT_EQ(j["schema"], "memcg-statctl/experiment");
+    EXPECT_EQ(j["complete"], true);
     EXPECT_EQ(j["experiment"], "reader-flush");
     EXPECT_EQ(j["seed"], "003");
     EXPECT_EQ(j["parameters"]["runs"], "3");
     ASSERT_EQ(j["reports"].size(), 1U);
     EXPECT_EQ(j["reports"][0]["knob"], "flush_mode");
     EXPECT_EQ(j["reports"][0]["rows"][1]["value"], "kernel");
-    EXPECT_EQ(j["reports"][0]["rows"][1]["counter_deltas"]["flush.performed"], 2);
+    EXPECT_EQ(j["reports"][0]["rows"][1]["counters"]["flush_performed"], 2);
     EXPECT_TRUE(j["reports"][0]["rows"][1]["significant"].get<bool>());
     EXPECT_EQ(j["tables"][0]["rows"][0][1], "2");
     EXPECT_EQ(j["verdict"]["outcome"], "reproduced");

@@ -1,4 +1,5 @@
 // Golden-string tests of the three Output implementations (bpftrace's output tests style).
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -11,16 +12,27 @@
 namespace memcg_statctl {
 namespace {
 
+ValueRuns value_runs(std::string value, std::vector<double> samples,
+                     std::vector<Counters> deltas = {}, std::vector<double> seconds = {}) {
+    ValueRuns v;
+    v.value = std::move(value);
+    v.samples = std::move(samples);
+    v.counter_deltas = std::move(deltas);
+    v.seconds = std::move(seconds);
+    return v;
+}
+
 ComparisonReport sample_comparison() {
+    auto kernel = value_runs("kernel", {100, 101, 99},
+                             {parse_stats("flush.performed 10\nflush.ns_total 1000\n"),
+                              parse_stats("flush.performed 20\nflush.ns_total 2000\n"),
+                              parse_stats("flush.performed 30\nflush.ns_total 3000\n")},
+                             {1, 1, 1});
+    kernel.memory_stats = {{{"pgfault", 10}, {"anon", -4096}}, {{"pgfault", 20}, {"anon", 0}}};
     const std::vector<ValueRuns> runs = {
-        {"kernel",
-         {100, 101, 99},
-         {parse_stats("flush.performed 10\nflush.ns_total 1000\n"),
-          parse_stats("flush.performed 20\nflush.ns_total 2000\n"),
-          parse_stats("flush.performed 30\nflush.ns_total 3000\n")},
-         {1, 1, 1}},
-        {"never", {120, 121, 119}, {}, {}},
-        {"always", {100, 102, 98}, {}, {}},
+        kernel,
+        value_runs("never", {120, 121, 119}),
+        value_runs("always", {100, 102, 98}),
     };
     return compare("flush_mode", "page-fault", runs);
 }
@@ -44,44 +56,86 @@ TEST(Comparison, StatisticsPerValue) {
 
 TEST(OutputText, ComparisonGolden) {
     EXPECT_EQ(render(OutputFormat::text, sample_comparison()),
-              "page-fault ops/s by flush_mode (3 runs per value)\n"
-              "flush_mode    mean  median  stddev  %change  sig\n"
-              "kernel      100.00  100.00    1.00        -\n"
-              "never       120.00  120.00    1.00  +20.00%  *\n"
-              "always      100.00  100.00    2.00   +0.00%\n"
+              "page-fault ops_per_sec (ops/s) by flush_mode (3 runs per value)\n"
+              "flush_mode  n    mean  median  stddev  %change  sig\n"
+              "kernel      3  100.00  100.00    1.00        -\n"
+              "never       3  120.00  120.00    1.00  +20.00%  *\n"
+              "always      3  100.00  100.00    2.00   +0.00%\n"
               "\n"
-              "module counters per run (mean)\n"
+              "module counters per run (mean; system-wide)\n"
               "flush_mode          kernel  never  always\n"
               "flush.performed         20      -       -\n"
               "flush.ns_total        2000      -       -\n"
               "flushes_per_sec   20.00 /s      -       -\n"
-              "ns_per_flush     100.00 ns      -       -\n");
+              "ns_per_flush     100.00 ns      -       -\n"
+              "\n"
+              "memory.stat of the measured cgroups per run (mean)\n"
+              "flush_mode  kernel  never  always\n"
+              "pgfault         15      -       -\n"
+              "anon         -2048      -       -\n");
 }
 
 TEST(OutputCsv, ComparisonGolden) {
     // p for "never": t = 20 / sqrt(2/3), df = 4; 1.64831e-05 checked by numeric
     // integration of the t density.
     EXPECT_EQ(render(OutputFormat::csv, sample_comparison()),
-              "knob,value,runs,mean,median,stddev,pct_change,p_value,significant,"
-              "flush.performed,flush.ns_total,flushes_per_sec,ns_per_flush\n"
-              "flush_mode,kernel,3,100,100,1,,,0,20,2000,20,100\n"
-              "flush_mode,never,3,120,120,1,20,1.64831e-05,1,,,,\n"
-              "flush_mode,always,3,100,100,2,0,1,0,,,,\n");
+              "knob,value,n,mean,median,stddev,percent_change,p_value,significant,"
+              "counters.flush_performed,counters.flush_ns_total,derived.flushes_per_sec,"
+              "derived.ns_per_flush,memory_stat.pgfault,memory_stat.anon\n"
+              "flush_mode,kernel,3,100,100,1,,,false,20,2000,20,100,15,-2048\n"
+              "flush_mode,never,3,120,120,1,20,1.64831e-05,true,,,,,,\n"
+              "flush_mode,always,3,100,100,2,0,1,false,,,,,,\n");
+}
+
+// Scripts switch between --csv and --json: every CSV column (but `knob`, the document's
+// own field) is the path of a field of the rows in the JSON document.
+TEST(OutputCsv, ColumnsAreTheJsonRowFields) {
+    const auto report = sample_comparison();
+    const auto csv = render(OutputFormat::csv, report);
+    const auto j = nlohmann::json::parse(render(OutputFormat::json, report));
+    const auto header = csv.substr(0, csv.find('\n'));
+    std::size_t at = 0;
+    int checked = 0;
+    while (at <= header.size()) {
+        const auto comma = std::min(header.find(',', at), header.size());
+        const auto column = header.substr(at, comma - at);
+        at = comma + 1;
+        if (column == "knob") {
+            EXPECT_EQ(j["knob"], "flush_mode");
+            continue;
+        }
+        nlohmann::json::json_pointer ptr("/rows/0/" + [&] {
+            auto p = column;
+            std::replace(p.begin(), p.end(), '.', '/');
+            return p;
+        }());
+        EXPECT_TRUE(j.contains(ptr)) << column;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 14);
 }
 
 TEST(OutputJson, ComparisonFields) {
     const auto j = nlohmann::json::parse(render(OutputFormat::json, sample_comparison()));
+    EXPECT_EQ(j["schema"], "memcg-statctl/sweep");
+    EXPECT_EQ(j["schema_version"], 1);
     EXPECT_EQ(j["knob"], "flush_mode");
+    EXPECT_EQ(j["metric"], "ops_per_sec");
+    EXPECT_EQ(j["complete"], true);
+    EXPECT_EQ(j["rows"][0]["n"], 3);
     EXPECT_EQ(j["rows"][0]["percent_change"], nullptr);
     EXPECT_DOUBLE_EQ(j["rows"][1]["percent_change"].get<double>(), 20.0);
     EXPECT_EQ(j["rows"][1]["significant"], true);
-    EXPECT_EQ(j["rows"][0]["counter_deltas"]["flush.performed"], 20);
+    EXPECT_EQ(j["rows"][0]["counters"]["flush_performed"], 20);
+    EXPECT_EQ(j["rows"][0]["memory_stat"]["pgfault"], 15);
     EXPECT_DOUBLE_EQ(j["rows"][0]["derived"]["ns_per_flush"].get<double>(), 100.0);
     EXPECT_EQ(j["rows"][2]["samples"].size(), 3U);
 }
 
 TEST(OutputCsv, QuotesFieldsWithCommas) {
-    ComparisonReport r{"k", "w", "ops/s", {}};
+    ComparisonReport r;
+    r.knob = "k";
+    r.workload = "w";
     ComparisonRow row;
     row.value = "a,b";
     row.summary.n = 1;
@@ -89,21 +143,84 @@ TEST(OutputCsv, QuotesFieldsWithCommas) {
     EXPECT_NE(render(OutputFormat::csv, r).find("k,\"a,b\",1,"), std::string::npos);
 }
 
-TEST(OutputText, RunReportGolden) {
+RunReport sample_run() {
     RunReport r;
+    r.environment.tool_version = "9.9.9";
+    r.environment.abi = 1;
+    r.environment.kernel = "6.1.0-57-amd64";
+    r.environment.cpus = 2;
+    r.environment.memory_bytes = 1U << 30U;
+    r.environment.started = "2026-12-01T06:00:00.000Z";
     r.workload = "slab";
-    r.parameters = {{"cgroups", "2"}, {"tasks", "1"}};
-    r.seconds = 5;
-    r.task_ops_per_sec = {1000, 1500};
-    r.total_ops_per_sec = 2500;
+    r.parameters = {{"cgroups", 2}, {"tasks", 1}, {"parent", "/sys/fs/cgroup"}};
+    r.result.seconds = 5;
+    r.result.task_ops_per_sec = {1000, 1500};
+    r.result.ops_per_sec = 2500;
+    r.result.memory_stat = {{"/sys/fs/cgroup/memcg-statctl.1", {{"pgfault", 7}}}};
+    return r;
+}
+
+TEST(OutputText, RunReportGolden) {
     std::ostringstream out;
-    make_output(OutputFormat::text, out)->run(r);
-    EXPECT_EQ(out.str(), "workload slab: cgroups=2 tasks=1 (5.00 s)\n"
+    make_output(OutputFormat::text, out)->run(sample_run());
+    EXPECT_EQ(out.str(), "workload slab: cgroups=2 tasks=1 parent=/sys/fs/cgroup (5.00 s)\n"
                          "TASK     OPS/S\n"
                          "0      1000.00\n"
                          "1      1500.00\n"
                          "total  2500.00\n"
-                         "(module not loaded: no counter deltas)\n");
+                         "(module not loaded: no counter deltas)\n"
+                         "memory.stat of /sys/fs/cgroup/memcg-statctl.1:\n"
+                         "FIELD    DELTA\n"
+                         "pgfault      7\n");
+}
+
+TEST(OutputJson, RunDocumentCarriesEnvironmentParametersAndResult) {
+    auto r = sample_run();
+    r.result.counters = parse_stats("flush.requests 3\nstat_updates 4\nstat_updates.amount 9\n");
+    std::ostringstream out;
+    make_output(OutputFormat::json, out)->run(r);
+    const auto j = nlohmann::json::parse(out.str());
+    EXPECT_EQ(j["schema"], "memcg-statctl/run");
+    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["environment"]["kernel"], "6.1.0-57-amd64");
+    EXPECT_EQ(j["environment"]["module_version"], nullptr);
+    EXPECT_EQ(j["environment"]["cpus"], 2);
+    EXPECT_EQ(j["parameters"]["cgroups"], 2); // a number, not "2"
+    EXPECT_EQ(j["complete"], true);
+    EXPECT_DOUBLE_EQ(j["result"]["ops_per_sec"].get<double>(), 2500.0);
+    // Counter names without dots, so `jq .result.counters.flush_requests` works, and a
+    // counter that is a prefix of another (stat_updates, stat_updates.amount) stays a number.
+    EXPECT_EQ(j["result"]["counters"]["flush_requests"], 3);
+    EXPECT_EQ(j["result"]["counters"]["stat_updates"], 4);
+    EXPECT_EQ(j["result"]["counters"]["stat_updates_amount"], 9);
+    EXPECT_EQ(j["result"]["memory_stat"][0]["delta"]["pgfault"], 7);
+}
+
+TEST(OutputJson, InterruptedRunHasNoResult) {
+    auto r = sample_run();
+    r.interrupted_by = "SIGINT";
+    std::ostringstream out;
+    make_output(OutputFormat::json, out)->run(r);
+    const auto j = nlohmann::json::parse(out.str());
+    EXPECT_EQ(j["complete"], false);
+    EXPECT_EQ(j["interrupted_by"], "SIGINT");
+    EXPECT_EQ(j["result"], nullptr);
+}
+
+TEST(OutputJson, WatchIntervalCarriesTimestampAndInterval) {
+    IntervalReport r;
+    r.index = 2;
+    r.timestamp = "2026-12-01T06:00:01.000Z";
+    r.requested = 1;
+    r.seconds = 1.01;
+    r.rates = {{"flush.requests", 5, 4.95}};
+    std::ostringstream out;
+    make_output(OutputFormat::json, out)->interval(r);
+    const auto j = nlohmann::json::parse(out.str());
+    EXPECT_EQ(j["timestamp"], "2026-12-01T06:00:01.000Z");
+    EXPECT_EQ(j["requested_seconds"], 1.0);
+    EXPECT_EQ(j["deltas"]["flush_requests"], 5);
+    EXPECT_DOUBLE_EQ(j["per_second"]["flush_requests"].get<double>(), 4.95);
 }
 
 TEST(OutputJson, StatsNullForUndefinedDerived) {
@@ -113,7 +230,7 @@ TEST(OutputJson, StatsNullForUndefinedDerived) {
     make_output(OutputFormat::json, out)->stats(r);
     const auto j = nlohmann::json::parse(out.str());
     EXPECT_EQ(j["derived"]["ns_per_flush"], nullptr);
-    EXPECT_EQ(j["counters"]["flush.performed"], 0);
+    EXPECT_EQ(j["counters"]["flush_performed"], 0);
 }
 
 } // namespace

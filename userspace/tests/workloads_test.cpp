@@ -10,6 +10,7 @@
 #include "memcg_statctl/exit_code.h"
 #include "memcg_statctl/signal_guard.h"
 #include "memcg_statctl/workload.h"
+#include "memcg_statctl/workload_command.h"
 #include "memcg_statctl/workload_runner.h"
 
 #include "fake_debugfs.h"
@@ -39,11 +40,18 @@ private:
     testing::TempDir dir_;
 };
 
+RunPlan plan_for(int tasks, double seconds) {
+    RunPlan p;
+    p.tasks_per_cgroup = tasks;
+    p.duration = seconds;
+    return p;
+}
+
 RunMeasurement run(const WorkloadOptions& o, std::size_t groups, int tasks, double seconds) {
     DirectoryPlacement placement(groups);
     placement.count_ = groups;
     const auto w = make_workload(o);
-    return run_workload(*w, RunPlan{tasks, seconds, {}}, placement);
+    return run_workload(*w, plan_for(tasks, seconds), placement);
 }
 
 void expect_progress(const RunMeasurement& m, std::size_t tasks) {
@@ -95,7 +103,7 @@ TEST(Workloads, TasksAreAttachedToTheirGroupsBeforeTheStart) {
     DirectoryPlacement placement(3);
     placement.count_ = 3;
     const auto w = make_workload({"stat-reader", "anon", {}, 0});
-    run_workload(*w, RunPlan{2, 0.2, {}}, placement);
+    run_workload(*w, plan_for(2, 0.2), placement);
     EXPECT_EQ(placement.attached, (std::vector<std::size_t>{0, 0, 1, 1, 2, 2}));
 }
 
@@ -114,7 +122,7 @@ TEST(Workloads, FailingTaskIsAnError) {
     } placement(dir.path());
     const auto w = make_workload({"stat-reader", "anon", {}, 0});
     try {
-        run_workload(*w, RunPlan{1, 5, {}}, placement);
+        run_workload(*w, plan_for(1, 5), placement);
         FAIL() << "expected ToolError";
     } catch (const ToolError& e) {
         EXPECT_NE(std::string(e.what()).find("workload task 0 failed"), std::string::npos)
@@ -127,7 +135,7 @@ TEST(Workloads, ThrowingCheckStopsTheRunAndReapsTasks) {
     placement.count_ = 2;
     const auto w = make_workload({"stat-reader", "anon", {}, 0});
     int calls = 0;
-    RunPlan plan{2, 30, {}};
+    RunPlan plan = plan_for(2, 30);
     plan.check = [&calls] {
         if (++calls == 4) {
             throw ToolError(ExitCode::unavailable, "module gone");
@@ -160,10 +168,11 @@ TEST(Workloads, SigtermStopsTheRunAndReapsTasks) {
     });
     const auto start = std::chrono::steady_clock::now();
     try {
-        run_workload(*w, RunPlan{2, 30, {}}, placement);
+        run_workload(*w, plan_for(2, 30), placement);
         ADD_FAILURE() << "expected ToolError";
     } catch (const ToolError& e) {
-        EXPECT_NE(std::string(e.what()).find("interrupted by TERM"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("interrupted by SIGTERM"), std::string::npos)
+            << e.what();
     }
     killer.join();
     clear_stop_signal();
@@ -178,6 +187,75 @@ TEST(Workloads, FactoryRejectsBadInput) {
     EXPECT_THROW(make_workload({"page-fault", "huge", {}, 1}), ToolError);
     EXPECT_THROW(make_workload({"readtwice", "anon", {}, 1}), ToolError); // needs --dir
     EXPECT_EQ(make_workload({"readtwice", "anon", "/tmp", 1})->tasks_per_cgroup(5), 2);
+}
+
+} // namespace
+} // namespace memcg_statctl
+
+namespace memcg_statctl {
+namespace {
+
+struct CommandRun {
+    RunMeasurement m;
+    std::vector<std::string> outputs;
+};
+
+CommandRun run_command(std::vector<std::string> argv, std::size_t groups, int tasks, double limit) {
+    DirectoryPlacement placement(groups);
+    placement.count_ = groups;
+    CommandWorkload w(std::move(argv), groups * static_cast<std::size_t>(tasks));
+    RunPlan plan;
+    plan.tasks_per_cgroup = tasks;
+    plan.duration = limit;
+    CommandRun r{run_workload(w, plan, placement), {}};
+    for (std::size_t t = 0; t < groups * static_cast<std::size_t>(tasks); ++t) {
+        r.outputs.push_back(w.output(t));
+    }
+    return r;
+}
+
+TEST(CommandWorkload, RunsEveryCopyToCompletionAndCapturesItsOutput) {
+    const auto r = run_command({"/bin/sh", "-c", "echo average: 5; echo err >&2; exit 3"}, 2, 2, 0);
+    EXPECT_EQ(r.m.exit_statuses, (std::vector<int>{3, 3, 3, 3}));
+    EXPECT_FALSE(r.m.stopped_at_duration);
+    EXPECT_TRUE(r.m.task_ops_per_sec.empty());
+    EXPECT_LT(r.m.seconds, 5.0);
+    ASSERT_EQ(r.outputs.size(), 4U);
+    EXPECT_EQ(r.outputs[3], "average: 5\nerr\n");
+}
+
+TEST(CommandWorkload, EndsWithTheLastCopy) {
+    const auto r = run_command({"/bin/sh", "-c", "sleep 0.3"}, 1, 1, 0);
+    EXPECT_EQ(r.m.exit_statuses, (std::vector<int>{0}));
+    EXPECT_GT(r.m.seconds, 0.25);
+    EXPECT_LT(r.m.seconds, 3.0);
+}
+
+TEST(CommandWorkload, TerminatedAtTheDuration) {
+    const auto r = run_command({"sleep", "30"}, 1, 2, 0.3);
+    EXPECT_TRUE(r.m.stopped_at_duration);
+    EXPECT_EQ(r.m.exit_statuses, (std::vector<int>{128 + SIGTERM, 128 + SIGTERM}));
+    EXPECT_NEAR(r.m.seconds, 0.3, 0.2);
+}
+
+TEST(CommandWorkload, MissingCommandIs127) {
+    const auto r = run_command({"/no/such/program"}, 1, 1, 0);
+    EXPECT_EQ(r.m.exit_statuses, (std::vector<int>{127}));
+    EXPECT_NE(r.outputs[0].find("cannot run /no/such/program"), std::string::npos) << r.outputs[0];
+}
+
+TEST(CommandWorkload, WarmupOpensTheWindowLater) {
+    DirectoryPlacement placement(1);
+    placement.count_ = 1;
+    CommandWorkload w({"/bin/sh", "-c", "sleep 0.6"}, 1);
+    RunPlan plan;
+    plan.warmup = 0.3;
+    int opened = 0;
+    plan.window_open = [&] { ++opened; };
+    const auto m = run_workload(w, plan, placement);
+    EXPECT_EQ(opened, 1);
+    EXPECT_GT(m.seconds, 0.15);
+    EXPECT_LT(m.seconds, 0.5); // 0.6 s in all, 0.3 of them warm-up
 }
 
 } // namespace

@@ -24,7 +24,9 @@ void kill_group_tasks(const std::filesystem::path& group_dir);
 
 class CgroupHierarchy {
 public:
-    CgroupHierarchy(CgroupBackend& backend, int leaves, int depth, pid_t owner = ::getpid());
+    // `base`: the parent group relative to the mount ("" for the root, see CgroupParent).
+    CgroupHierarchy(CgroupBackend& backend, int leaves, int depth, pid_t owner = ::getpid(),
+                    std::string base = "");
     CgroupHierarchy(const CgroupHierarchy&) = delete;
     CgroupHierarchy& operator=(const CgroupHierarchy&) = delete;
     CgroupHierarchy(CgroupHierarchy&&) = delete;
@@ -43,6 +45,7 @@ public:
 
 private:
     CgroupBackend& backend_;
+    std::string base_;
     CgroupLayout layout_;
     std::vector<std::string> created_; // in creation order: parents before children
 };
@@ -50,16 +53,17 @@ private:
 bool process_alive(pid_t pid);
 
 struct Leftover {
-    std::string name; // "memcg-statctl.<pid>"
+    std::string name; // "[base/]memcg-statctl.<pid>"
     pid_t owner = 0;
     bool removed = false;
     std::string error; // why it could not be removed
 };
 
-// Finds top groups of earlier runs whose owner died (crash, SIGKILL) and removes them,
-// tasks first, then groups deepest first. Groups of live owners are left alone.
+// Finds top groups of earlier runs below `base` whose owner died (crash, SIGKILL) and
+// removes them, tasks first, then groups deepest first. Groups of live owners are left alone.
 std::vector<Leftover>
 remove_leftover_groups(CgroupBackend& backend,
-                       const std::function<bool(pid_t)>& is_alive = process_alive);
+                       const std::function<bool(pid_t)>& is_alive = process_alive,
+                       const std::string& base = "");
 
 } // namespace memcg_statctl

@@ -18,13 +18,14 @@ namespace memcg_statctl {
 inline constexpr std::string_view top_group_prefix = "memcg-statctl.";
 
 struct CgroupLayout {
-    std::string top;                        // "memcg-statctl.<pid>"
+    std::string top;                        // "[base/]memcg-statctl.<pid>"
     std::vector<std::string> intermediates; // relative paths, parents first, top included
     std::vector<std::string> leaves;        // relative paths
 };
 
-// Throws ToolError for leaves < 1 or depth < 1.
-CgroupLayout plan_layout(pid_t owner, int leaves, int depth);
+// Throws ToolError for leaves < 1 or depth < 1. `base`: the parent group relative to the
+// mount ("" for the root), prefixed to every path.
+CgroupLayout plan_layout(pid_t owner, int leaves, int depth, const std::string& base = "");
 
 // "memcg-statctl.<pid>" -> pid; nullopt for any other name.
 std::optional<pid_t> top_group_owner(std::string_view dir_name);

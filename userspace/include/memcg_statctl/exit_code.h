@@ -1,4 +1,4 @@
-// Exit codes of memcg-statctl (design section 6) and the one exception type that carries
+// Exit codes of memcg-statctl and the exception types that carry
 // them from deep inside the library up to main(), so no function below the CLI calls exit().
 #pragma once
 
@@ -12,6 +12,8 @@ enum class ExitCode : int {
     failure = 1,     // anything that went wrong at run time
     usage = 2,       // the command line could not be parsed
     unavailable = 3, // module not loaded, debugfs not mounted, or not root
+    sigint = 130,    // stopped by SIGINT (128 + 2, the shell's convention), after cleaning up
+    sigterm = 143,   // stopped by SIGTERM (128 + 15)
 };
 
 // Thrown for every user-visible failure; what() is the message printed on stderr.
@@ -24,6 +26,18 @@ public:
 
 private:
     ExitCode code_;
+};
+
+// A stop signal (SIGINT, SIGTERM) ended the work: the exit code is 128 + the signal. Commands
+// that keep results catch it to write and print what finished, then rethrow.
+class Interrupted : public ToolError {
+public:
+    explicit Interrupted(int signal, const std::string& message)
+        : ToolError(static_cast<ExitCode>(128 + signal), message), signal_(signal) {}
+    int signal() const noexcept { return signal_; }
+
+private:
+    int signal_;
 };
 
 } // namespace memcg_statctl

@@ -72,7 +72,7 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
                                 const std::vector<ThresholdPoint>& points,
                                 std::uint64_t kernel_default, std::uint64_t bound);
 
-// Seed 001: rows "slab" and "mixed" with derived objcg_vmstat.miss_pct. Reproduced when
+// Seed 001: rows "slab" and "mixed" with derived objcg_vmstat_miss_pct. Reproduced when
 // the slab-heavy miss rate is at or below the seed's 19.6% (its pre-caching boot figure;
 // 13.2% with the caching that 5.14+ kernels carry).
 inline constexpr double seed001_miss_pct_before = 19.6;
@@ -99,10 +99,18 @@ struct ExperimentResult {
     std::vector<ExtraTable> extra;
     std::vector<std::string> notes; // how a number was measured
     Verdict verdict;
+    Environment environment;
+    // Every finished run as measured ({"step", "knob", "value", "round", "figures",
+    // "counters"}), so a stopped experiment keeps them; complete until stopped.
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    bool complete = true;
+    std::optional<std::string> interrupted_by; // "SIGINT" / "SIGTERM"
 };
 
-// {"experiment", "seed", "parameters", "reports": [sweep --json objects], "tables",
-//  "notes", "verdict": {"outcome", "reproduced", "line"}}
+// {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "seed",
+//  "environment", "parameters", "complete", "interrupted_by", "reports": [sweep
+//  documents], "tables", "notes", "verdict": {"outcome", "reproduced", "line"} (null until
+//  complete), "runs"}
 nlohmann::ordered_json experiment_json(const ExperimentResult& r);
 
 // The `anon` line of a memory.stat text, in bytes; nullopt when absent.

@@ -8,9 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "memcg_statctl/abi_parsers.h"
 #include "memcg_statctl/counters.h"
 #include "memcg_statctl/derived.h"
+#include "memcg_statctl/memory_stat.h"
 #include "memcg_statctl/module_availability.h"
 #include "memcg_statctl/statistics.h"
 
@@ -42,8 +45,10 @@ struct CounterRate {
 
 // One interval of `stats --watch`, like one block of BCC funccount -i.
 struct IntervalReport {
-    int index = 0;      // 1-based
-    double seconds = 0; // measured length of the interval
+    int index = 0;         // 1-based
+    std::string timestamp; // wall clock at the end of the interval, UTC, ISO 8601
+    double requested = 0;  // --watch SEC
+    double seconds = 0;    // measured length of the interval
     std::vector<CounterRate> rates;
     std::vector<DerivedValue> derived;
 };
@@ -52,14 +57,44 @@ struct KnobReport {
     NameValues knobs;
 };
 
-struct RunReport {
-    std::string workload;
-    NameValues parameters; // cgroups, depth, tasks, duration, mode...
-    double seconds = 0;
+// Where and on what a run or sweep ran: every run and sweep document carries it, so a
+// results file read months later still says which kernel, module and machine made it.
+struct Environment {
+    std::string tool_version;
+    std::uint64_t abi = 0;                     // the debugfs ABI the tool speaks
+    std::string kernel;                        // uname -r
+    std::optional<std::string> module_version; // nullopt: the module was not loaded
+    long cpus = 0;                             // online
+    std::uint64_t memory_bytes = 0;            // MemTotal
+    std::string started;                       // UTC, ISO 8601
+};
+
+// Parameters as typed JSON values (numbers stay numbers), in the order given.
+using Parameters = nlohmann::ordered_json;
+
+// What one run measured.
+struct RunResult {
+    double seconds = 0; // the measured window
+    // Built-in workloads: operations per second, total and per task.
+    std::optional<double> ops_per_sec;
     std::vector<double> task_ops_per_sec;
-    double total_ops_per_sec = 0;
-    std::optional<Counters> counter_deltas; // nullopt when the module is not loaded
+    // A user's command: one exit status per copy (128 + signal when killed), whether the
+    // copies were terminated at --duration, and the --metric figure (summed over copies;
+    // nullopt when a copy printed no matching line).
+    std::vector<int> exit_statuses;
+    bool stopped_at_duration = false;
+    std::optional<double> metric;
+    std::optional<Counters> counters; // module deltas; nullopt without the module
     std::vector<DerivedValue> derived;
+    std::vector<CgroupMemoryDelta> memory_stat; // per measured cgroup
+};
+
+struct RunReport {
+    Environment environment;
+    std::string workload;  // a built-in name, "command", "cgroup" or "pid"
+    Parameters parameters; // every option that shaped the run
+    RunResult result;
+    std::optional<std::string> interrupted_by; // "SIGINT" / "SIGTERM": result is empty
 };
 
 // One row per knob value, in the shape of mmtests compare-kernels.
@@ -72,13 +107,29 @@ struct ComparisonRow {
     bool significant = false;
     Counters mean_counter_deltas; // per run, averaged over runs (rounded)
     std::vector<DerivedValue> derived;
+    MemoryStat mean_memory_stat; // per run, summed over the measured cgroups, averaged
+};
+
+// One finished run of a sweep, as it was measured.
+struct SweepRun {
+    std::string value;
+    int round = 0; // 1-based
+    RunResult result;
 };
 
 struct ComparisonReport {
     std::string knob;
     std::string workload;
-    std::string metric = "ops/s";
+    std::string metric = "ops_per_sec"; // the compared figure: ops_per_sec | seconds | metric
+    std::string unit = "ops/s";
     std::vector<ComparisonRow> rows;
+    // A sweep's document: where it ran, its parameters, every run in the order it finished,
+    // and whether it finished (complete) or was stopped (interrupted_by).
+    Environment environment;
+    Parameters parameters = Parameters::object();
+    std::vector<SweepRun> runs;
+    bool complete = true;
+    std::optional<std::string> interrupted_by;
 };
 
 } // namespace memcg_statctl

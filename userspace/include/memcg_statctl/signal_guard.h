@@ -19,7 +19,8 @@ public:
 // The signal received since the last clear, or 0.
 int stop_signal();
 void clear_stop_signal();
-// Throws ToolError("interrupted by signal") if a stop signal arrived.
+// Throws Interrupted ("interrupted by SIGINT; cleaned up", exit 130/143) if a stop signal
+// arrived.
 void throw_if_stopped();
 
 } // namespace memcg_statctl

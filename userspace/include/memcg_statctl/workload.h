@@ -43,6 +43,11 @@ public:
     virtual std::string name() const = 0;
     // readtwice always runs two readers per cgroup; the others run what was asked.
     virtual int tasks_per_cgroup(int requested) const { return requested; }
+    // true: run_task loops until told to stop and publishes an operation count; a task
+    // that exits before the end of the run is a failure. false (a user's command): the
+    // tasks run to completion, their exit statuses are the result and the run ends when
+    // the last one exits (or at the duration, if one is set, when they are terminated).
+    virtual bool counts_ops() const { return true; }
     // In the parent before forking (e.g. create the files every task reads).
     virtual void prepare(std::size_t /*cgroups*/) {}
     // In the child, after it joined its cgroup and passed the start barrier. Loops until
