@@ -77,6 +77,8 @@ static unsigned int mcs_period_ms = MCS_KERNEL_PERIOD_MS;
 unsigned int mcs_update_every;	/* read by site_tramp.S */
 static bool mcs_kernel_periodic_stopped;
 static bool mcs_available;
+/* A redirect could not attach at load (another IPMODIFY user holds it). */
+static bool mcs_attach_failed;
 
 static atomic_t mcs_inflight = ATOMIC_INIT(0);
 
@@ -407,6 +409,8 @@ const char *mcs_flush_state(void)
 {
 	if (mcs_available)
 		return "available";
+	if (mcs_attach_failed)
+		return "failed";
 	return flush_hooks ? "missing" : "off";
 }
 
@@ -439,8 +443,20 @@ int mcs_flush_init(void)
 		return 0;
 	}
 	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
-	if (ret)
-		goto fail_tables;
+	if (ret) {
+		/*
+		 * Another ftrace user that modifies the ip (a livepatch, a
+		 * kprobe with a post_handler) holds a function the flush
+		 * control must redirect. Counting does not need it: load
+		 * without flush control; `hooks` shows the failed hook,
+		 * `version` says flush_control failed, the log why.
+		 */
+		mcs_backend_exit();
+		mcs_attach_failed = true;
+		pr_warn("flush control unavailable: a flush hook could not attach (%d)\n",
+			ret);
+		return 0;
+	}
 	mcs_available = true;
 	for (i = 0; i < ARRAY_SIZE(mcs_flush_counters); i++)
 		mcs_counter_set_present(mcs_flush_counters[i]);
@@ -455,9 +471,6 @@ int mcs_flush_init(void)
 	}
 	return 0;
 
-fail_tables:
-	mcs_backend_exit();
-	mcs_hook_table_exit(&mcs_update_hooks);
 fail_backend_table:
 	mcs_hook_table_exit(&mcs_backend_hooks);
 	return ret;
