@@ -3,8 +3,13 @@
 # with the module and the tool, run `memcg-statctl experiment NAME` in it
 # (job-experiment.sh) and print the experiment's output. Extra options for
 # the tool come from MCS_EXPERIMENT_ARGS (e.g. "--runs 8 --duration 3").
-# Exits non-zero when the guest did not finish or the experiment failed; a
-# seed direction that was not reproduced is a result, not a failure.
+# The result files the guest wrote (/tmp/experiment-NAME*: the JSON, the
+# plots) come back over the console into build/experiments/NAME/, replacing
+# the previous run's, also when the experiment failed part way (a run that
+# wrote none leaves the previous run's files there).
+# Exits non-zero when the guest did not finish, the experiment failed or its
+# files did not arrive; a seed direction that was not reproduced is a
+# result, not a failure.
 source "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: experiment.sh NAME [KVER] (NAME: update-flush reader-flush flush-threshold objstock readtwice)}
@@ -41,11 +46,28 @@ fi
 MCS_GUEST_KMODS="loop ext4 zram crc32c_generic" \
 	"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$job" "$work/initramfs-$name.cpio.gz"
 log="$work/console-$name.log"
+results=$MCS_BUILD/experiments/$name
 booted=0
 "$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
 	>/dev/null || booted=$?
-# The job's own output, without the kernel log.
-sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$log" | sed '1d;$d'
+console_job_output "$log"
+# job-experiment.sh sends its result files even when the experiment failed.
+received=0
+if files=$(console_receive_files "$log" "$results" "experiment-$name"); then
+	received=1
+	if [ -n "$files" ]; then
+		log "result files in $results/:"
+		while IFS= read -r f; do
+			printf '  %s\n' "$results/$f"
+		done <<<"$files" >&2
+	else
+		log "the experiment wrote no result files; $results/ is left as it was"
+	fi
+fi
 [ "$booted" -eq 0 ] || die "the guest did not finish: see $log"
-grep -q '=== MCS-GUEST-DONE rc=0 ===' "$log" ||
+if ! grep -q '=== MCS-GUEST-DONE rc=0 ===' "$log"; then
+	[ "$received" -eq 1 ] && [ -n "$files" ] &&
+		log "the files in $results/ are what the experiment wrote before it failed"
 	die "experiment $name failed in the guest: see $log"
+fi
+[ "$received" -eq 1 ] || die "the result files did not reach the host: see $log"

@@ -2,6 +2,8 @@
 # /job.sh of `make experiment NAME=...`: scripts/experiment.sh writes a copy of
 # this file under build/ with EXP_NAME (the recipe) and EXP_ARGS (extra
 # options, from MCS_EXPERIMENT_ARGS) set in place of the two lines below.
+# Its result files go back to the host over the console at the end, also
+# when the experiment failed (experiment.sh unpacks them).
 EXP_NAME=${EXP_NAME:-update-flush}
 EXP_ARGS=${EXP_ARGS:-}
 set -e
@@ -27,8 +29,20 @@ mount -t ext4 "$fsdev" /mnt/experiment
 echo "scratch file system: ext4 on $fsdev at /mnt/experiment"
 
 cd /tmp
+rc=0
 # shellcheck disable=SC2086  # EXP_ARGS is a list of options
 memcg-statctl experiment "$EXP_NAME" --dir /mnt/experiment \
-	--json "/tmp/experiment-$EXP_NAME.json" --plot "/tmp/experiment-$EXP_NAME.svg" $EXP_ARGS
-ls -l /tmp/experiment-"$EXP_NAME"*
-umount /mnt/experiment
+	--json "/tmp/experiment-$EXP_NAME.json" --plot "/tmp/experiment-$EXP_NAME.svg" $EXP_ARGS ||
+	rc=$?
+# Every result file, /tmp/experiment-NAME*, goes to the host over the
+# console (the guest shares no file system with it; experiment.sh unpacks
+# them into build/experiments/NAME/), also when the experiment failed: what
+# it wrote before failing is a partial result.
+set -- /tmp/experiment-"$EXP_NAME"*
+[ -e "$1" ] || set --
+if [ $# -gt 0 ]; then ls -l "$@"; else echo "no result files"; fi
+if ! mcs-send-files "experiment-$EXP_NAME" "$@"; then
+	[ "$rc" -ne 0 ] || rc=1
+fi
+umount /mnt/experiment || true
+exit "$rc"
