@@ -13,6 +13,7 @@
 #include "memcg_statctl/derived.h"
 #include "memcg_statctl/module_availability.h"
 #include "memcg_statctl/statistics.h"
+#include "memcg_statctl/status_problems.h"
 
 namespace memcg_statctl {
 
@@ -26,7 +27,8 @@ struct StatusReport {
     std::string message;
     VersionInfo version;
     std::vector<HookEntry> hooks;
-    NameValues knobs; // only knobs whose files exist
+    NameValues knobs;                    // only knobs whose files exist
+    std::vector<StatusProblem> problems; // empty when the module is healthy
 };
 
 struct StatsReport {
