@@ -147,7 +147,15 @@ man:
 			echo '.fi'; \
 		done; \
 		echo '[EXIT STATUS]'; \
-		echo '0 success; 1 failure; 2 usage error; 3 module not loaded or debugfs not mounted.'; \
+		echo '.TP'; echo '.B 0'; echo 'success'; \
+		echo '.TP'; echo '.B 1'; echo 'failure'; \
+		echo '.TP'; echo '.B 2'; echo 'usage error'; \
+		echo '.TP'; echo '.B 3'; echo 'module not loaded, debugfs not mounted, or not root'; \
+		echo '.TP'; echo '.B 4'; \
+		echo '.B status'; echo 'only: the module is loaded but degraded (a hook failed to attach or is missing,'; \
+		echo 'flush control is missing, or debugfs is locked down); one line per problem on stderr'; \
+		echo '.TP'; echo '.B 130'; echo 'interrupted by SIGINT'; \
+		echo '.TP'; echo '.B 143'; echo 'interrupted by SIGTERM'; \
 		echo '[FILES]'; \
 		echo '.TP'; echo '.I /sys/kernel/debug/memcg_statctl/'; \
 		echo "the debugfs directory of the memcg_statctl module (root only); load it with"; \

@@ -8,7 +8,9 @@
 # no module, not root).
 #
 # Environment: MEMCG_STATCTL (the tool, default /usr/bin/memcg-statctl),
-# MEMCG_STATCTL_KO (the module file, to reload it after the unload test).
+# MEMCG_STATCTL_KO (the module file, to reload it after the unload test),
+# MCS_PEER_KO (the IPMODIFY peer module of oracle_test, default
+# /lib/mcs_ipmodify_peer.ko, where scripts/guest-stage.sh puts it).
 #
 # Under QEMU TCG, ftrace patching a function that another vCPU runs hot
 # stalls TCG (see reload_test.c). So no hook is attached or detached while a
@@ -22,6 +24,8 @@
 
 TOOL=${MEMCG_STATCTL:-/usr/bin/memcg-statctl}
 KO=${MEMCG_STATCTL_KO:-}
+PEER_KO=${MCS_PEER_KO:-/lib/mcs_ipmodify_peer.ko}
+PEER=mcs_ipmodify_peer
 DEBUGFS=/sys/kernel/debug
 DBG=$DEBUGFS/memcg_statctl
 CGROOT=/sys/fs/cgroup
@@ -287,6 +291,52 @@ test_status() {
 	json_sane "$WORK/out" || return 1
 	grep -q '"loaded": true' "$WORK/out" || { diag "status --json: no loaded:true"; return 1; }
 	grep -q "\"abi\": \"$abi\"" "$WORK/out" || { diag "status --json: no abi"; return 1; }
+}
+
+# A hook that really fails: an IPMODIFY ftrace user (the peer module, as a
+# livepatch or a kprobe with a post_handler would) holds the function that
+# the module's first redirect hook replaces, and two IPMODIFY users cannot
+# share a function, so the redirect cannot register when the module loads
+# after the peer. The module must then load with that hook `failed`, and
+# status must exit 4 naming it. Afterwards the peer goes and the module is
+# loaded as before, healthy (status exits 0) for the tests that follow.
+test_status_hook_failed() {
+	need_ko || return $KSFT_SKIP
+	[ -r "$PEER_KO" ] || { diag "$PEER_KO not staged: no IPMODIFY peer to hold a function"; return $KSFT_SKIP; }
+	name=$(awk '$4 == "redirect" { print $1; exit }' "$DBG/hooks")
+	target=$(awk '$4 == "redirect" { print $2; exit }' "$DBG/hooks")
+	[ -n "$target" ] || { diag "no redirect hook in $DBG/hooks"; return 1; }
+	rmmod_retry || return 1
+	r=0
+	if ! insmod "$PEER_KO" func="$target" 2>"$WORK/insmod.err"; then
+		diag "insmod $PEER_KO func=$target: $(cat "$WORK/insmod.err")"
+		r=1
+	elif ! insmod "$KO" 2>"$WORK/insmod.err"; then
+		diag "memcg_statctl refuses to load while $PEER holds $target, where its hook $name should be 'failed':"
+		diag "  insmod: $(cat "$WORK/insmod.err")"
+		dmesg | grep 'memcg_statctl\|mcs_ipmodify_peer' | tail -n 4 | sed 's/^/#   /'
+		r=1
+	else
+		t "$WORK/out" "$WORK/err" status
+		diag "status: exit $RC; stderr: $(cat "$WORK/err")"
+		[ "$RC" -eq 4 ] || { diag "status: exit $RC, expected 4"; r=1; }
+		grep -q "^memcg-statctl: hook $name on $target failed to attach (see dmesg)" "$WORK/err" || {
+			diag "stderr does not name hook $name on $target"; r=1; }
+		grep -Eq "^ +$name +$target +[^ ]+ +redirect +failed +[0-9]+\$" "$WORK/out" || {
+			diag "status does not show $name failed"; diag_file "$WORK/out"; r=1; }
+		t "$WORK/out" "$WORK/err" status --json
+		[ "$RC" -eq 4 ] || { diag "status --json: exit $RC, expected 4"; r=1; }
+		json_sane "$WORK/out" && grep -q '"kind": "hook_failed"' "$WORK/out" || {
+			diag "status --json: no hook_failed problem"; diag_file "$WORK/out"; r=1; }
+		rmmod_retry || r=1
+	fi
+	grep -q "^$PEER " /proc/modules && { rmmod "$PEER" || { diag "rmmod $PEER failed"; r=1; }; }
+	module_loaded || insmod "$KO" || { diag "insmod $KO failed"; return 1; }
+	tool_ok status || return 1
+	tool_ok status --json || return 1
+	grep -q '"problems": \[\]' "$WORK/out" || {
+		diag "the reloaded module is not healthy:"; diag_file "$WORK/out"; return 1; }
+	return $r
 }
 
 # get: all knobs (exactly the module's), then each one alone, and --json.
@@ -879,7 +929,7 @@ test_no_debugfs() {
 
 # ---- main --------------------------------------------------------------------
 
-TESTS="help status get set_good set_bad reset stats stats_json stats_watch \
+TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
 run_readtwice sweep sweep_plot sweep_command run_metric run_observe \
 sigint_run sigint_sweep sigint_sweep_partial parent_delegated sigkill_leftover \

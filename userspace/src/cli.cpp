@@ -147,7 +147,9 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         }
     } catch (const ToolError& e) {
         env.out.flush();
-        fmt::print(env.err, "{}: {}\n", app.get_name(), e.what());
+        if (*e.what() != '\0') {
+            fmt::print(env.err, "{}: {}\n", app.get_name(), e.what());
+        }
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {
         env.out.flush();

@@ -49,11 +49,17 @@ void JsonOutput::status(const StatusReport& r) {
                          {"state", h.state},
                          {"hits", h.hits}});
     }
+    Json problems = Json::array();
+    for (const auto& p : r.problems) {
+        problems.push_back(
+            {{"kind", std::string(problem_kind_name(p.kind))}, {"message", p.message}});
+    }
     const Json j = {{"loaded", true},
                     {"debugfs", r.root.string()},
                     {"version", name_values_json(r.version.entries)},
                     {"hooks", hooks},
-                    {"knobs", knobs_json(r.knobs)}};
+                    {"knobs", knobs_json(r.knobs)},
+                    {"problems", problems}};
     out_ << j.dump(2) << '\n';
 }
 

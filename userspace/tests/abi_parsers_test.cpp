@@ -46,7 +46,7 @@ TEST(ParseStats, RejectsMalformedLines) {
 
 TEST(ParseHooks, ReadsSixFields) {
     const auto h = parse_hooks(testing::sample_hooks);
-    ASSERT_EQ(h.size(), 3U);
+    ASSERT_EQ(h.size(), 4U);
     EXPECT_EQ(h[1], (HookEntry{"flush.periodic", "__mem_cgroup_flush_stats",
                                "flush_memcg_stats_dwork", "ftrace", "attached", 12}));
     EXPECT_EQ(h[2].state, "missing");

@@ -132,7 +132,7 @@ TEST(Cli, StatusShowsVersionHooksAndKnobs) {
     const auto r = cli.run({"--debugfs", fake.root_string(), "status"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("memcg_statctl: loaded"), std::string::npos);
-    EXPECT_NE(r.out.find("kernel       6.1.0-57-amd64"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernel         6.1.0-57-amd64"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("flush_memcg_stats_dwork"), std::string::npos);
     EXPECT_NE(r.out.find("missing"), std::string::npos);
     EXPECT_NE(r.out.find("flush_period_ms  2000"), std::string::npos) << r.out;

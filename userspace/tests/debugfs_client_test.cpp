@@ -20,7 +20,7 @@ TEST(DebugfsClient, ReadsTheThreeFiles) {
     const DebugfsClient client(fake.root());
     EXPECT_EQ(client.availability(), Availability::available);
     EXPECT_EQ(client.version().get("kernel"), "6.1.0-57-amd64");
-    EXPECT_EQ(client.hooks().size(), 3U);
+    EXPECT_EQ(client.hooks().size(), 4U);
     EXPECT_EQ(client.stats().get("flush.requests"), 1234U);
 }
 

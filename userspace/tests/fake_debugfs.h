@@ -23,16 +23,22 @@ private:
     std::filesystem::path path_;
 };
 
+// A healthy module: flush control available, no lockdown, and the one missing hook has a
+// present row of the same name beside it (so its counter still has a source).
 inline constexpr std::string_view sample_version = "module 0.1.0\n"
                                                    "abi 1\n"
                                                    "kernel 6.1.0-57-amd64\n"
+                                                   "generation 6.1\n"
                                                    "flush_model global\n"
-                                                   "stock_model single\n";
+                                                   "stock_model single\n"
+                                                   "flush_control available\n"
+                                                   "lockdown none\n";
 
 inline constexpr std::string_view sample_hooks =
     "flush.requests __mem_cgroup_flush_stats - ftrace attached 1234\n"
     "flush.periodic __mem_cgroup_flush_stats flush_memcg_stats_dwork ftrace attached 12\n"
-    "objcg_vmstat.updates mod_objcg_state - ftrace missing 0\n";
+    "objcg_vmstat.updates mod_objcg_state - ftrace missing 0\n"
+    "objcg_vmstat.updates __account_obj_stock - ftrace attached 0\n";
 
 inline constexpr std::string_view sample_stats = "flush.requests 1234\n"
                                                  "flush.performed 1200\n"

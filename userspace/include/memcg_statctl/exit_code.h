@@ -12,11 +12,18 @@ enum class ExitCode : int {
     failure = 1,     // anything that went wrong at run time
     usage = 2,       // the command line could not be parsed
     unavailable = 3, // module not loaded, debugfs not mounted, or not root
-    sigint = 130,    // stopped by SIGINT (128 + 2, the shell's convention), after cleaning up
-    sigterm = 143,   // stopped by SIGTERM (128 + 15)
+    // `status` only: the module is loaded but degraded (a hook failed to attach, a missing
+    // hook took a counter or part of flush control away, flush control is missing or failed,
+    // or debugfs is locked down); status prints its usual output, then one line per
+    // problem on stderr. Other commands go ahead and fail (exit 1) only where a problem
+    // stops them, e.g. a knob write under lockdown.
+    degraded = 4,
+    sigint = 130,  // stopped by SIGINT (128 + 2, the shell's convention), after cleaning up
+    sigterm = 143, // stopped by SIGTERM (128 + 15)
 };
 
-// Thrown for every user-visible failure; what() is the message printed on stderr.
+// Thrown for every user-visible failure; what() is the message printed on stderr. An empty
+// message prints nothing: the command has already said why on stderr (status's problems).
 class ToolError : public std::runtime_error {
 public:
     ToolError(ExitCode code, const std::string& message)

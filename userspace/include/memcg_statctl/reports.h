@@ -16,6 +16,7 @@
 #include "memcg_statctl/memory_stat.h"
 #include "memcg_statctl/module_availability.h"
 #include "memcg_statctl/statistics.h"
+#include "memcg_statctl/status_problems.h"
 
 namespace memcg_statctl {
 
@@ -29,7 +30,8 @@ struct StatusReport {
     std::string message;
     VersionInfo version;
     std::vector<HookEntry> hooks;
-    NameValues knobs; // only knobs whose files exist
+    NameValues knobs;                    // only knobs whose files exist
+    std::vector<StatusProblem> problems; // empty when the module is healthy
 };
 
 struct StatsReport {
