@@ -312,7 +312,7 @@ test_status_hook_failed() {
 		diag "insmod $PEER_KO func=$target: $(cat "$WORK/insmod.err")"
 		r=1
 	elif ! insmod "$KO" 2>"$WORK/insmod.err"; then
-		diag "memcg_statctl refuses to load while $PEER holds $target, where its hook $name should be 'failed':"
+		diag "memcg_statctl refuses to load while $PEER holds $target (it should load without flush control):"
 		diag "  insmod: $(cat "$WORK/insmod.err")"
 		dmesg | grep 'memcg_statctl\|mcs_ipmodify_peer' | tail -n 4 | sed 's/^/#   /'
 		r=1
@@ -328,6 +328,13 @@ test_status_hook_failed() {
 		[ "$RC" -eq 4 ] || { diag "status --json: exit $RC, expected 4"; r=1; }
 		json_sane "$WORK/out" && grep -q '"kind": "hook_failed"' "$WORK/out" || {
 			diag "status --json: no hook_failed problem"; diag_file "$WORK/out"; r=1; }
+		# loaded without flush control: the version says so, its knobs refuse
+		# writes with one line, counting goes on
+		grep -q '^flush_control failed$' "$DBG/version" || {
+			diag "version: $(grep flush_control "$DBG/version"), expected failed"; r=1; }
+		t "$WORK/out" "$WORK/err" set flush_mode always
+		[ "$RC" -eq 1 ] && grep -q 'flush control is not available' "$WORK/err" || {
+			diag "set flush_mode without flush control: exit $RC"; diag_file "$WORK/err"; r=1; }
 		rmmod_retry || r=1
 	fi
 	grep -q "^$PEER " /proc/modules && { rmmod "$PEER" || { diag "rmmod $PEER failed"; r=1; }; }

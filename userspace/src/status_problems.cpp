@@ -70,9 +70,10 @@ StatusProblem hook_failed(const std::string& name, const std::vector<const HookE
         // Two IPMODIFY ftrace users cannot share a function: a livepatch or a kprobe with a
         // post_handler on the choke point keeps the module's redirect out.
         return {ProblemKind::hook_failed,
-                fmt::format("hook {} on {} failed to attach (see dmesg): flush control and the "
-                            "flush.* counters miss these calls; reload memcg_statctl once no "
-                            "livepatch or kprobe with a post_handler holds {}",
+                fmt::format("hook {} on {} failed to attach (see dmesg): flush control is off "
+                            "for this load (its knobs refuse writes) and the flush.* counters "
+                            "are absent; reload memcg_statctl once no livepatch or kprobe with "
+                            "a post_handler holds {}",
                             name, targets, targets)};
     }
     return {ProblemKind::hook_failed,

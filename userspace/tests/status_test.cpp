@@ -69,14 +69,16 @@ TEST(StatusProblems, FailedCountingHook) {
 }
 
 TEST(StatusProblems, FailedRedirectNamesFlushControl) {
-    const auto ps = problems(version_with("available", "none"),
+    // What the module reports when a livepatch holds the flush choke point at load.
+    const auto ps = problems(version_with("failed", "none"),
                              "flush __mem_cgroup_flush_stats - redirect failed 0\n");
     ASSERT_EQ(ps.size(), 1U);
     EXPECT_EQ(ps[0].kind, ProblemKind::hook_failed);
     EXPECT_EQ(ps[0].message,
               "hook flush on __mem_cgroup_flush_stats failed to attach (see dmesg): flush "
-              "control and the flush.* counters miss these calls; reload memcg_statctl once no "
-              "livepatch or kprobe with a post_handler holds __mem_cgroup_flush_stats");
+              "control is off for this load (its knobs refuse writes) and the flush.* counters "
+              "are absent; reload memcg_statctl once no livepatch or kprobe with a "
+              "post_handler holds __mem_cgroup_flush_stats");
 }
 
 TEST(StatusProblems, OneProblemPerHookName) {
