@@ -69,11 +69,13 @@ Json run_result_json(const RunResult& r) {
 }
 
 Json comparison_row_json(const ComparisonRow& row) {
+    // No finished run (a stopped sweep): no statistics, rather than zeros.
+    const auto stat = [&](double v) { return row.summary.n == 0 ? Json(nullptr) : Json(v); };
     return {{"value", row.value},
             {"n", row.summary.n},
-            {"mean", row.summary.mean},
-            {"median", row.summary.median},
-            {"stddev", row.summary.stddev},
+            {"mean", stat(row.summary.mean)},
+            {"median", stat(row.summary.median)},
+            {"stddev", row.summary.n < 2 ? Json(nullptr) : Json(row.summary.stddev)},
             {"percent_change", optional_json(row.percent_change)},
             {"p_value", optional_json(row.p_value)},
             {"significant", row.significant},
