@@ -3,7 +3,9 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -93,10 +95,22 @@ CgroupParent::CgroupParent(CgroupBackend& backend, const std::optional<std::stri
         return;
     }
     // Step aside into a leaf of our own so the memory controller can be enabled here.
+    // A plain mkdir, not libcgroup: libcgroup would enable the memory controller for it,
+    // which the parent refuses (EBUSY) while the tool is still in it.
     step_aside_ = choice_.rel + fmt::format("/memcg-statctl-tool.{}", self_);
-    backend_.create(step_aside_);
+    const auto leaf = backend_.mount() / step_aside_;
+    if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
+        const int err = errno;
+        step_aside_.clear();
+        throw ToolError(fmt::format("cannot create cgroup {}: {}", leaf.string(),
+                                    std::strerror(err)));
+    }
     try {
-        backend_.attach(step_aside_, self_);
+        if (const int err = write_whole_file(leaf / "cgroup.procs", fmt::format("{}\n", self_));
+            err != 0) {
+            throw ToolError(fmt::format("cannot move the tool into {}: {}", leaf.string(),
+                                        std::strerror(err)));
+        }
         enabled_memory_ =
             !lists_controller(read_file(parent_dir / "cgroup.subtree_control"), "memory");
         enable_memory_controller(parent_dir);
@@ -122,7 +136,8 @@ void CgroupParent::step_back() noexcept {
     // Back into our own group (refused, EBUSY, while a controller stays enabled there: then
     // the tool stays in its leaf, which systemd removes with the scope).
     if (write_whole_file(parent_dir / "cgroup.procs", fmt::format("{}\n", self_)) == 0) {
-        if (const int err = backend_.remove(step_aside_); err != 0) {
+        if (::rmdir((backend_.mount() / step_aside_).c_str()) != 0) {
+            const int err = errno;
             (void)std::fprintf(stderr, "memcg-statctl: warning: cannot remove cgroup %s: %s\n",
                                (backend_.mount() / step_aside_).c_str(), std::strerror(err));
         }
