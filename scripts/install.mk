@@ -132,12 +132,19 @@ uninstall-tool:
 
 # --- man page ----------------------------------------------------------------
 
-# help2man reads `memcg-statctl --help`; the include file adds each
-# subcommand's own --help and the sections help2man cannot know.
+# help2man reads `memcg-statctl --help`. Its include file, $(MAN_H2M), is made
+# of a COMMANDS section generated here (each subcommand's own --help) and the
+# hand-written sections of userspace/man/memcg-statctl.h2m. That file is
+# taken from this tree or, in a copy without userspace/ (as made by
+# scripts/install-check.sh), from the source tree that the tool in
+# $(USERSPACE_BUILD) was configured from.
 MAN_H2M = $(BUILD)/man/memcg-statctl.h2m
+MAN_H2M_SRC ?= $(firstword $(wildcard $(CURDIR)/userspace/man/memcg-statctl.h2m \
+	$(shell sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' $(USERSPACE_BUILD)/CMakeCache.txt 2>/dev/null)/man/memcg-statctl.h2m))
 man:
 	@[ -x $(TOOL) ] || { echo "man: $(TOOL) missing: run 'make userspace' first" >&2; exit 1; }
 	@command -v help2man >/dev/null || { echo "man: help2man not found: apt-get install help2man" >&2; exit 1; }
+	@[ -n "$(MAN_H2M_SRC)" ] || { echo "man: userspace/man/memcg-statctl.h2m not found (in $(CURDIR) or the tool's source tree)" >&2; exit 1; }
 	@mkdir -p $(dir $(MAN_PAGE))
 	@{ \
 		echo '[COMMANDS]'; \
@@ -146,22 +153,7 @@ man:
 			$(TOOL) $$c --help 2>&1 | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
 			echo '.fi'; \
 		done; \
-		echo '[EXIT STATUS]'; \
-		echo '.TP'; echo '.B 0'; echo 'success'; \
-		echo '.TP'; echo '.B 1'; echo 'failure'; \
-		echo '.TP'; echo '.B 2'; echo 'usage error'; \
-		echo '.TP'; echo '.B 3'; echo 'module not loaded, debugfs not mounted, or not root'; \
-		echo '.TP'; echo '.B 4'; \
-		echo '.B status'; echo 'only: the module is loaded but degraded (a hook failed to attach or is missing,'; \
-		echo 'flush control is missing, or debugfs is locked down); one line per problem on stderr'; \
-		echo '.TP'; echo '.B 130'; echo 'interrupted by SIGINT'; \
-		echo '.TP'; echo '.B 143'; echo 'interrupted by SIGTERM'; \
-		echo '[FILES]'; \
-		echo '.TP'; echo '.I /sys/kernel/debug/memcg_statctl/'; \
-		echo "the debugfs directory of the memcg_statctl module (root only); load it with"; \
-		echo '.BR "modprobe memcg_statctl" .'; \
-		echo '[SEE ALSO]'; \
-		echo '.BR modprobe (8),'; echo '.BR modinfo (8),'; echo '.BR dkms (8),'; echo '.BR mokutil (1)'; \
+		cat $(MAN_H2M_SRC); \
 	} >$(MAN_H2M)
 	$(if $(SOURCE_DATE_EPOCH),SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) )help2man --no-info --no-discard-stderr \
 		--version-string=$(MCS_VERSION) --section=1 \
