@@ -46,6 +46,9 @@ src=$tmp/src
 mkdir -p "$src/scripts"
 cp -r "$MCS_ROOT/Kbuild" "$MCS_ROOT/Makefile" "$MCS_ROOT/dkms.conf" "$MCS_ROOT/module" "$src/"
 cp "$MCS_ROOT"/scripts/*.sh "$MCS_ROOT/scripts/install.mk" "$src/scripts/"
+# the man page's hand-written sections (the tool itself is built once, in build/)
+mkdir -p "$src/userspace"
+cp -r "$MCS_ROOT/userspace/man" "$src/userspace/"
 rm -f "$src"/module/*.o "$src"/module/.*.cmd
 mk() { make --no-print-directory -C "$src" KDIR="$KDIR" \
 	USERSPACE_BUILD="$MCS_ROOT/build/userspace" "$@" >&2; }

@@ -134,17 +134,12 @@ uninstall-tool:
 
 # help2man reads `memcg-statctl --help`. Its include file, $(MAN_H2M), is made
 # of a COMMANDS section generated here (each subcommand's own --help) and the
-# hand-written sections of userspace/man/memcg-statctl.h2m. That file is
-# taken from this tree or, in a copy without userspace/ (as made by
-# scripts/install-check.sh), from the source tree that the tool in
-# $(USERSPACE_BUILD) was configured from.
+# hand-written sections of userspace/man/memcg-statctl.h2m.
 MAN_H2M = $(BUILD)/man/memcg-statctl.h2m
-MAN_H2M_SRC ?= $(firstword $(wildcard $(CURDIR)/userspace/man/memcg-statctl.h2m \
-	$(shell sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' $(USERSPACE_BUILD)/CMakeCache.txt 2>/dev/null)/man/memcg-statctl.h2m))
+MAN_H2M_SRC = $(CURDIR)/userspace/man/memcg-statctl.h2m
 man:
 	@[ -x $(TOOL) ] || { echo "man: $(TOOL) missing: run 'make userspace' first" >&2; exit 1; }
 	@command -v help2man >/dev/null || { echo "man: help2man not found: apt-get install help2man" >&2; exit 1; }
-	@[ -n "$(MAN_H2M_SRC)" ] || { echo "man: userspace/man/memcg-statctl.h2m not found (in $(CURDIR) or the tool's source tree)" >&2; exit 1; }
 	@mkdir -p $(dir $(MAN_PAGE))
 	@{ \
 		echo '[COMMANDS]'; \

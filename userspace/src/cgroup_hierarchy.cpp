@@ -132,7 +132,7 @@ std::vector<Leftover> remove_leftover_groups(CgroupBackend& backend,
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(backend.mount() / base, ec)) {
         const auto dir_name = entry.path().filename().string();
-        const auto name = base.empty() ? dir_name : base + "/" + dir_name;
+        const auto name = base.empty() ? dir_name : fmt::format("{}/{}", base, dir_name);
         const auto owner = top_group_owner(dir_name);
         if (!owner || !entry.is_directory(ec) || *owner == ::getpid() || is_alive(*owner)) {
             continue;

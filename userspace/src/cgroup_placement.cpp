@@ -102,14 +102,14 @@ CgroupParent::CgroupParent(CgroupBackend& backend, const std::optional<std::stri
     if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
         const int err = errno;
         step_aside_.clear();
-        throw ToolError(fmt::format("cannot create cgroup {}: {}", leaf.string(),
-                                    std::strerror(err)));
+        throw ToolError(
+            fmt::format("cannot create cgroup {}: {}", leaf.string(), std::strerror(err)));
     }
     try {
         if (const int err = write_whole_file(leaf / "cgroup.procs", fmt::format("{}\n", self_));
             err != 0) {
-            throw ToolError(fmt::format("cannot move the tool into {}: {}", leaf.string(),
-                                        std::strerror(err)));
+            throw ToolError(
+                fmt::format("cannot move the tool into {}: {}", leaf.string(), std::strerror(err)));
         }
         enabled_memory_ =
             !lists_controller(read_file(parent_dir / "cgroup.subtree_control"), "memory");

@@ -169,8 +169,8 @@ public:
                     job.collect(*workload, s.value_index);
                 }
                 Json figures = Json::object();
-                for (std::size_t k = 0; k < job.metrics.size(); ++k) {
-                    figures[job.metrics[k].title] = job.metrics[k].value(m, cgroups);
+                for (const auto& metric : job.metrics) {
+                    figures[metric.title] = metric.value(m, cgroups);
                 }
                 result_.runs.push_back(
                     {{"step", job.metrics.front().title},

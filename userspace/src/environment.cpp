@@ -2,29 +2,24 @@
 
 #include <chrono>
 #include <ctime>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/text_util.h"
 #include "memcg_statctl/version.h"
 
 namespace memcg_statctl {
 namespace {
 
+// MemTotal of /proc/meminfo, from sysinfo(2): no parsing, no /proc needed.
 std::uint64_t mem_total_bytes() {
-    try {
-        for (const auto line : split_lines(read_file("/proc/meminfo"))) {
-            const auto f = split_whitespace(line);
-            if (f.size() >= 2 && f[0] == "MemTotal:") {
-                return parse_u64(f[1]).value_or(0) * 1024; // "MemTotal: N kB"
-            }
-        }
-    } catch (const std::exception&) {
-        // no /proc: leave it 0 rather than fail a run over a description field
+    struct sysinfo si {};
+    if (::sysinfo(&si) != 0) {
+        return 0; // a description field: not worth failing a run over
     }
-    return 0;
+    return static_cast<std::uint64_t>(si.totalram) * si.mem_unit;
 }
 
 } // namespace

@@ -233,9 +233,16 @@ Verdict readtwice_verdict(const ComparisonReport& total) {
 }
 
 Json experiment_json(const ExperimentResult& r) {
+    // Numbers as JSON numbers (runs, duration, cpus), like every other document.
     Json params = Json::object();
     for (const auto& [k, v] : r.parameters) {
-        params[k] = v;
+        if (const auto integer = parse_u64(v)) {
+            params[k] = *integer;
+        } else if (const auto number = parse_double(v)) {
+            params[k] = *number;
+        } else {
+            params[k] = v;
+        }
     }
     Json reports = Json::array();
     for (const auto& report : r.reports) {

@@ -61,13 +61,13 @@ MemoryStat memory_stat_delta(const MemoryStat& before, const MemoryStat& after) 
 
 MemoryStat memory_stat_sum(const MemoryStat& a, const MemoryStat& b) {
     MemoryStat s = a;
-    for (const auto& [name, value] : b) {
+    for (const auto& entry : b) {
         const auto it =
-            std::find_if(s.begin(), s.end(), [&](const auto& e) { return e.first == name; });
+            std::find_if(s.begin(), s.end(), [&](const auto& e) { return e.first == entry.first; });
         if (it == s.end()) {
-            s.emplace_back(name, value);
+            s.push_back(entry);
         } else {
-            it->second += value;
+            it->second += entry.second;
         }
     }
     return s;

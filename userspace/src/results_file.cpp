@@ -42,7 +42,7 @@ void ResultsFile::write(const nlohmann::ordered_json& document) const {
     }
     if (std::rename(tmp.c_str(), file_.c_str()) != 0) {
         const int err = errno;
-        std::remove(tmp.c_str());
+        (void)std::remove(tmp.c_str());
         throw ToolError(
             fmt::format("cannot rename {} to {}: {}", tmp.string(), file_.string(), strerror(err)));
     }

@@ -317,6 +317,7 @@ RunResult RunSession::observe() {
     };
     wait(options_.warmup);
     std::vector<MemoryStat> mem_before;
+    mem_before.reserve(groups.size());
     for (const auto& g : groups) {
         mem_before.push_back(read_memory_stat(g));
     }
@@ -324,6 +325,7 @@ RunResult RunSession::observe() {
     const auto start = std::chrono::steady_clock::now();
     wait(options_.duration.value_or(default_duration));
     RunResult r;
+    r.memory_stat.reserve(groups.size());
     if (before) {
         r.counters = Counters::delta(*before, client.stats());
     }

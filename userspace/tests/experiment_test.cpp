@@ -172,7 +172,7 @@ TEST(Experiment, JsonShape) {
     EXPECT_EQ(j["complete"], true);
     EXPECT_EQ(j["experiment"], "reader-flush");
     EXPECT_EQ(j["seed"], "003");
-    EXPECT_EQ(j["parameters"]["runs"], "3");
+    EXPECT_EQ(j["parameters"]["runs"], 3); // a number, as in every document
     ASSERT_EQ(j["reports"].size(), 1U);
     EXPECT_EQ(j["reports"][0]["knob"], "flush_mode");
     EXPECT_EQ(j["reports"][0]["rows"][1]["value"], "kernel");

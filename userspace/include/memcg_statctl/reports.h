@@ -91,6 +91,9 @@ struct RunResult {
     std::vector<CgroupMemoryDelta> memory_stat; // per measured cgroup
 };
 
+// The implicit noexcept move of Parameters (nlohmann::ordered_json) calls its
+// assert_invariant, which clang-tidy cannot see is nothrow.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct RunReport {
     Environment environment;
     std::string workload;  // a built-in name, "command", "cgroup" or "pid"
