@@ -13,8 +13,10 @@ mkdir -p "$work"
 	"$work/initramfs.cpio.gz"
 "$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
 	"$work/console.log" >/dev/null
-# The job's own output, without the kernel log.
-sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$work/console.log" |
-	sed '1d;$d'
+# The job's own output, without the kernel log and the file block.
+console_job_output "$work/console.log"
 grep -q '=== MCS-GUEST-DONE rc=0 ===' "$work/console.log" ||
 	die "the demo job failed: see $work/console.log"
+for f in $(console_receive_files "$work/console.log" "$work/results" demo); do
+	echo "results file: $work/results/$f"
+done

@@ -53,8 +53,8 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
         ->capture_default_str()
         ->check(positive<int>());
     sub.add_option("--duration", o.duration,
-                   "seconds to measure (default 5; a command: until its copies exit, or "
-                   "terminated after S)")
+                   "seconds to measure, after --warmup (default 5; a command: until its "
+                   "copies exit, or terminated after S)")
         ->type_name("S")
         ->check(positive<double>());
     sub.add_option("--warmup", o.warmup,
@@ -109,10 +109,6 @@ RunSession::RunSession(const Context& ctx, RunOptions options)
                                              "command after `--`");
         }
         metric_.emplace(options_.metric);
-    }
-    if (options_.warmup > 0 && options_.duration && options_.warmup >= *options_.duration &&
-        command) {
-        throw ToolError(ExitCode::usage, "--warmup must be shorter than --duration");
     }
     if (module_) {
         ctx.client().require_module(); // the ABI check, before anything else
