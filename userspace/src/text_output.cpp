@@ -1,6 +1,7 @@
 #include "text_output.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -41,20 +42,16 @@ void print_counters(std::ostream& out, const Counters& counters, const std::stri
     t.print(out);
 }
 
-// memory.stat deltas of the measured cgroups per run (mean), one column per knob value.
-void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
-    std::vector<std::string> names;
-    for (const auto& row : r.rows) {
-        for (const auto& [name, value] : row.mean_memory_stat) {
-            if (std::find(names.begin(), names.end(), name) == names.end()) {
-                names.push_back(name);
-            }
-        }
-    }
+// A table with one row per name and one column per knob value; `cell` gives a row's
+// value for a name ("-" when it has none).
+void print_per_value(
+    std::ostream& out, const std::string& title, const ComparisonReport& r,
+    const std::vector<std::string>& names,
+    const std::function<std::string(const ComparisonRow&, const std::string&)>& cell) {
     if (names.empty()) {
         return;
     }
-    fmt::print(out, "\nmemory.stat of the measured cgroups per run (mean)\n");
+    fmt::print(out, "\n{}\n", title);
     std::vector<Align> aligns(r.rows.size() + 1, Align::right);
     aligns[0] = Align::left;
     TextTable t(aligns);
@@ -66,17 +63,36 @@ void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
     for (const auto& name : names) {
         std::vector<std::string> cells{name};
         for (const auto& row : r.rows) {
-            std::string cell = "-";
-            for (const auto& [n, v] : row.mean_memory_stat) {
-                if (n == name) {
-                    cell = std::to_string(v);
-                }
-            }
-            cells.push_back(cell);
+            cells.push_back(cell(row, name));
         }
         t.row(cells);
     }
     t.print(out);
+}
+
+void add_name(std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+    }
+}
+
+// memory.stat deltas of the measured cgroups per run (mean), one column per knob value.
+void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
+    std::vector<std::string> names;
+    for (const auto& row : r.rows) {
+        for (const auto& entry : row.mean_memory_stat) {
+            add_name(names, entry.first);
+        }
+    }
+    print_per_value(out, "memory.stat of the measured cgroups per run (mean)", r, names,
+                    [](const ComparisonRow& row, const std::string& name) {
+                        for (const auto& [n, v] : row.mean_memory_stat) {
+                            if (n == name) {
+                                return std::to_string(v);
+                            }
+                        }
+                        return std::string("-");
+                    });
 }
 
 std::string signed_percent(const std::optional<double>& pct) {
@@ -225,47 +241,25 @@ void TextOutput::comparison(const ComparisonReport& r) {
     // Counter deltas per run (mean over runs), one column per knob value.
     std::vector<std::string> names;
     for (const auto& row : r.rows) {
-        for (const auto& [name, value] : row.mean_counter_deltas.entries()) {
-            if (std::find(names.begin(), names.end(), name) == names.end()) {
-                names.push_back(name);
-            }
+        for (const auto& entry : row.mean_counter_deltas.entries()) {
+            add_name(names, entry.first);
         }
         for (const auto& d : row.derived) {
-            if (std::find(names.begin(), names.end(), d.name) == names.end()) {
-                names.push_back(d.name);
-            }
+            add_name(names, d.name);
         }
     }
-    if (names.empty()) {
-        print_memory_stat_rows(out_, r);
-        return;
-    }
-    fmt::print(out_, "\nmodule counters per run (mean; system-wide)\n");
-    std::vector<Align> aligns(r.rows.size() + 1, Align::right);
-    aligns[0] = Align::left;
-    TextTable c(aligns);
-    std::vector<std::string> header{r.knob};
-    for (const auto& row : r.rows) {
-        header.push_back(row.value);
-    }
-    c.row(header);
-    for (const auto& name : names) {
-        std::vector<std::string> cells{name};
-        for (const auto& row : r.rows) {
-            std::string cell = "-";
-            if (const auto v = row.mean_counter_deltas.get(name)) {
-                cell = std::to_string(*v);
-            }
-            for (const auto& d : row.derived) {
-                if (d.name == name) {
-                    cell = derived_value(d);
-                }
-            }
-            cells.push_back(cell);
-        }
-        c.row(cells);
-    }
-    c.print(out_);
+    print_per_value(out_, "module counters per run (mean; system-wide)", r, names,
+                    [](const ComparisonRow& row, const std::string& name) {
+                        if (const auto v = row.mean_counter_deltas.get(name)) {
+                            return std::to_string(*v);
+                        }
+                        for (const auto& d : row.derived) {
+                            if (d.name == name) {
+                                return derived_value(d);
+                            }
+                        }
+                        return std::string("-");
+                    });
     print_memory_stat_rows(out_, r);
 }
 
