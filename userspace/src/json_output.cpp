@@ -14,19 +14,11 @@ Json knob_value_json(const std::string& value) {
 }
 
 Json knobs_json(const NameValues& knobs) {
-    Json j = Json::object();
-    for (const auto& [name, value] : knobs) {
-        j[name] = knob_value_json(value);
-    }
-    return j;
+    return pairs_json(knobs, knob_value_json);
 }
 
 Json name_values_json(const NameValues& nv) {
-    Json j = Json::object();
-    for (const auto& [name, value] : nv) {
-        j[name] = value;
-    }
-    return j;
+    return pairs_json(nv, [](const std::string& v) { return Json(v); });
 }
 
 } // namespace

@@ -35,11 +35,7 @@ Json derived_json(const std::vector<DerivedValue>& derived) {
 }
 
 Json memory_stat_json(const MemoryStat& stat) {
-    Json j = Json::object();
-    for (const auto& [name, value] : stat) {
-        j[name] = value;
-    }
-    return j;
+    return pairs_json(stat, [](std::int64_t v) { return Json(v); });
 }
 
 Json environment_json(const Environment& e) {

@@ -19,6 +19,16 @@ using Json = nlohmann::ordered_json;
 // Bumped when a field changes meaning or disappears; adding fields keeps the version.
 inline constexpr int result_schema_version = 1;
 
+// {name: value} of (name, value) pairs, in their order; `convert` maps each value.
+template <typename Pairs, typename Convert>
+Json pairs_json(const Pairs& pairs, Convert convert) {
+    Json j = Json::object();
+    for (const auto& [name, value] : pairs) {
+        j[name] = convert(value);
+    }
+    return j;
+}
+
 // A module counter or derived name as a JSON key: dots become underscores.
 std::string json_key(std::string_view name);
 
