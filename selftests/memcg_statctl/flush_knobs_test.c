@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runtime flush control (issue 4): flush_mode, flush_threshold,
+ * Runtime flush control: flush_mode, flush_threshold,
  * flush_period_ms, update_flush_every (and the stock_hooks switch's
  * validation). Each test SKIPs when a knob or counter it needs does not
  * exist in this module.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hostile input and a reset race (issue 8, "Fault and hostile-input tests").
+ * Hostile input and a reset race.
  *
  *  fuzz_writable_files  Every writable file of the debugfs directory (found
  *                       by its mode, so `reset` and any new knob are in)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Charge-stock and object-stock counters (issue 3).
+ * Charge-stock and object-stock counters.
  *
  * 6.1 facts the bounds rest on: a charge that misses the per-cpu stock
  * charges MEMCG_CHARGE_BATCH (64) pages and puts the 63 left over in the

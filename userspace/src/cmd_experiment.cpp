@@ -597,9 +597,7 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     } catch (const ToolError& e) { // knobs restored by now
         // Keep what finished: the runs in the file, the finished steps' tables on stdout.
         r.complete = false;
-        if (const auto* i = dynamic_cast<const Interrupted*>(&e)) {
-            r.interrupted_by = fmt::format("SIG{}", sigabbrev_np(i->signal()));
-        }
+        r.interrupted_by = interrupted_by(e);
         if (r.runs.empty()) {
             throw; // nothing ran: nothing to keep
         }

@@ -39,7 +39,7 @@ void run_command(const Context& ctx, RunCommandOptions& opt) {
     try {
         report.result = session.run_once();
     } catch (const Interrupted& e) {
-        report.interrupted_by = fmt::format("SIG{}", sigabbrev_np(e.signal()));
+        report.interrupted_by = interrupted_by(e);
         if (file) {
             file->write(run_document(report));
         }
@@ -48,9 +48,10 @@ void run_command(const Context& ctx, RunCommandOptions& opt) {
     if (file) {
         file->write(run_document(report));
     }
-    print_command_outputs(ctx.env.err, session.command_outputs());
+    const auto outputs = session.command_outputs();
+    print_command_outputs(ctx.env.err, outputs);
     make_output(pick_format(opt.json), ctx.env.out)->run(report);
-    if (const auto failure = command_failure(report.result, session.command_outputs())) {
+    if (const auto failure = command_failure(report.result, outputs)) {
         throw ToolError(*failure);
     }
     if (!opt.run.metric.empty() && !report.result.metric) {

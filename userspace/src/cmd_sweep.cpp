@@ -161,7 +161,8 @@ void run_sweep(const Context& ctx, SweepOptions& opt) {
             }
             client.write_knob(opt.knob, values[s.value_index]);
             auto r = session.run_once();
-            const auto failure = command_failure(r, session.command_outputs());
+            const auto outputs = session.command_outputs();
+            const auto failure = command_failure(r, outputs);
             const bool no_metric = sweep.figure().name == "metric" && !r.metric;
             sweep.add(s, std::move(r));
             if (failure) {
@@ -169,7 +170,7 @@ void run_sweep(const Context& ctx, SweepOptions& opt) {
                                             s.round + 1, *failure));
             }
             if (no_metric) {
-                print_command_outputs(ctx.env.err, session.command_outputs());
+                print_command_outputs(ctx.env.err, outputs);
                 throw ToolError(fmt::format("{}={} run {}: no output line matched --metric '{}'",
                                             opt.knob, values[s.value_index], s.round + 1,
                                             opt.run.metric));
@@ -184,10 +185,7 @@ void run_sweep(const Context& ctx, SweepOptions& opt) {
         if (ctx.env.progress_to_terminal) {
             fmt::print(ctx.env.err, "\r\033[K");
         }
-        const auto* interrupted = dynamic_cast<const Interrupted*>(&e);
-        const auto by = interrupted != nullptr ? std::optional<std::string>(fmt::format(
-                                                     "SIG{}", sigabbrev_np(interrupted->signal())))
-                                               : std::nullopt;
+        const auto by = interrupted_by(e);
         save(false, by);
         if (sweep.any_run()) {
             fmt::print(ctx.env.err, "sweep stopped: the results of the runs that finished{}\n",

@@ -40,6 +40,13 @@ void clear_stop_signal() {
     g_stop_signal = 0;
 }
 
+std::optional<std::string> interrupted_by(const std::exception& e) {
+    if (const auto* i = dynamic_cast<const Interrupted*>(&e)) {
+        return fmt::format("SIG{}", sigabbrev_np(i->signal()));
+    }
+    return std::nullopt;
+}
+
 void throw_if_stopped() {
     if (const int sig = g_stop_signal; sig != 0) {
         throw Interrupted(sig, fmt::format("interrupted by SIG{}; cleaned up", sigabbrev_np(sig)));

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <csignal>
+#include <exception>
+#include <optional>
+#include <string>
 
 namespace memcg_statctl {
 
@@ -19,6 +22,10 @@ public:
 // The signal received since the last clear, or 0.
 int stop_signal();
 void clear_stop_signal();
+// "SIGINT" / "SIGTERM" when `e` is an Interrupted, else nullopt: what results documents
+// record as `interrupted_by`.
+std::optional<std::string> interrupted_by(const std::exception& e);
+
 // Throws Interrupted ("interrupted by SIGINT; cleaned up", exit 130/143) if a stop signal
 // arrived.
 void throw_if_stopped();
