@@ -683,8 +683,10 @@ test_sweep_command() {
 	diag "environment: $(jq -c .environment "$f")"
 	jq_true "$f" '(.runs | length) == 6 and all(.runs[]; .exit_statuses == [0] and .seconds > 0)' || r=1
 	jq_true "$f" '[.runs[].value] == ["0","32","0","32","0","32"]' || r=1
-	# 16 MiB touched 20 times: at least 81920 faults, charged to the run's cgroups
-	jq_true "$f" 'all(.rows[]; .n == 3 and .memory_stat.pgfault >= 81920)' || r=1
+	# 16 MiB touched 20 times: 81920 faults, charged to the run's cgroups;
+	# memory.stat is exact to within the kernel's flush threshold (64 updates
+	# per cpu) and the per-cpu batches below it (64 each): 256 on 2 cpus
+	jq_true "$f" "all(.rows[]; .n == 3 and .memory_stat.pgfault >= 81920 - 128 * $(nproc))" || r=1
 	# update_flush_every=32 attaches the update hooks, which count every update
 	if [ -n "$(counter stat_updates)" ]; then
 		jq_true "$f" '.rows[1].counters.stat_updates > 0' || r=1
