@@ -29,52 +29,10 @@ rounds=${MCS_BENCH_ROUNDS:-3}
 configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default kprobe bpftrace}
 workloads="page-fault slab stat-reader"
 
-# 1. qemu-plugin.h from the source package of the installed QEMU.
-qemu_src=$(dpkg-query -W -f '${source:Version}' qemu-system-x86) ||
-	die "qemu-system-x86 is not installed (make deps)"
-qemu_upstream=${qemu_src#*:}
-qemu_upstream=${qemu_upstream%-*}
-hdr_dir=$B/qemu-src/include
-if [ ! -e "$hdr_dir/qemu-plugin.h.$qemu_src" ]; then
-	if ! apt-cache showsrc qemu 2>/dev/null | grep '^Package: qemu' >/dev/null; then
-		src_list=/etc/apt/sources.list.d/memcg-statctl-bench-src.sources
-		log "adding deb-src lines for bookworm to apt ($src_list)"
-		cat >"$src_list" <<EOT
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+# 1. The QEMU plugin that counts guest instructions between markers.
+plugin=$("$MCS_ROOT/scripts/bench/plugin-build.sh")
 
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOT
-		apt-get update -q >&2
-	fi
-	log "fetching the source of qemu $qemu_src for qemu-plugin.h"
-	rm -rf "$B/qemu-src"
-	mkdir -p "$B/qemu-src" "$hdr_dir"
-	# The installed version; if the archive has moved on, its current 7.2.
-	(
-		cd "$B/qemu-src"
-		apt-get source --download-only -q "qemu=$qemu_src" ||
-			apt-get source --download-only -q qemu
-	) 2>&1 | { grep -v '^W: Download is performed unsandboxed' >&2 || true; }
-	orig=$(find "$B/qemu-src" -maxdepth 1 -name "qemu_$qemu_upstream.orig.tar.*" | head -n1)
-	[ -n "$orig" ] || die "apt-get source qemu=$qemu_src fetched no orig tarball"
-	tar -xf "$orig" -C "$B/qemu-src" --wildcards '*/include/qemu/qemu-plugin.h'
-	cp "$B"/qemu-src/qemu-*/include/qemu/qemu-plugin.h "$hdr_dir/qemu-plugin.h"
-	touch "$hdr_dir/qemu-plugin.h.$qemu_src"
-	rm -f "$B"/qemu-src/*.tar.* "$B"/qemu-src/*.dsc
-fi
-log "qemu-plugin.h of qemu $qemu_src: API version $(sed -n 's/^#define QEMU_PLUGIN_VERSION //p' "$hdr_dir/qemu-plugin.h")"
-
-# 2. The plugin, the guest program, the module.
-gcc -O2 -Wall -Wextra -Werror -shared -fPIC -I "$hdr_dir" \
-	-o "$B/insn-marker.so" "$MCS_ROOT/scripts/bench/insn-marker.c"
+# 2. The guest program, the module.
 gcc -O2 -Wall -Wextra -Werror -static \
 	-o "$B/mcs-bench" "$MCS_ROOT/scripts/bench/mcs-bench.c"
 "$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
@@ -125,7 +83,7 @@ MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/initramfs.sh" "$B/initramfs.cpio.gz" \
 rm -f "$B/marks.txt"
 MCS_VM_SMP=1 MCS_VM_MEM=${MCS_VM_MEM:-1024} MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-1200} \
 	MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57" \
-	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $B/insn-marker.so,out=$B/marks.txt" \
+	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $plugin,out=$B/marks.txt" \
 	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
 	grep --line-buffered -E '^(BENCH-|BENCHRUN|# )' >&2 ||
 	die "the guest did not finish; console log in $B/console.log"

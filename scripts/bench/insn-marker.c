@@ -11,15 +11,25 @@
  * previous marker (for the first marker: since the plugin started), in all
  * vCPUs together: run the guest with one vCPU.
  *
- * Arguments: out=FILE (default: qemu_plugin_outs, i.e. QEMU's log).
+ * Arguments: out=FILE (default: qemu_plugin_outs, i.e. QEMU's log) and
+ * reply=FIFO: each mark line is also written to FIFO, the input of a
+ * `-serial pipe:` port of the guest, so that the program that executed the
+ * marker reads its count back from that serial port (memcg-statctl's
+ * MEMCG_STATCTL_INSN_TTY, used by `make experiment`). The FIFO is opened
+ * read-write (an open for writing alone would wait for QEMU, which opens its
+ * end later) and written without blocking: a line nobody reads is dropped
+ * and counted, never a stalled vCPU.
  * Built against include/qemu/qemu-plugin.h of Debian's qemu source package
  * (scripts/bench/plugin-build.sh); QEMU_PLUGIN_VERSION of that header is
  * what the loading QEMU checks.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <qemu-plugin.h>
 
@@ -31,6 +41,8 @@ static uint64_t insns;		/* updated inline by the translated code */
 static uint64_t last;
 static uint64_t seq;
 static FILE *out;
+static int reply_fd = -1;
+static uint64_t reply_dropped;
 
 static void emit(const char *line)
 {
@@ -49,10 +61,14 @@ static void on_marker(unsigned int vcpu, void *udata)
 
 	(void)vcpu;
 	(void)udata;
-	snprintf(line, sizeof(line), "mark %" PRIu64 " %" PRIu64 "\n",
-		 seq++, now - last);
+	int len;
+
+	len = snprintf(line, sizeof(line), "mark %" PRIu64 " %" PRIu64 "\n",
+		       seq++, now - last);
 	last = now;
 	emit(line);
+	if (reply_fd >= 0 && write(reply_fd, line, len) != len)
+		reply_dropped++;
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -78,8 +94,9 @@ static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
 
 	(void)id;
 	(void)udata;
-	snprintf(line, sizeof(line), "total %" PRIu64 " marks %" PRIu64 "\n",
-		 insns, seq);
+	snprintf(line, sizeof(line),
+		 "total %" PRIu64 " marks %" PRIu64 " reply_dropped %" PRIu64 "\n",
+		 insns, seq, reply_dropped);
 	emit(line);
 	if (out)
 		fclose(out);
@@ -97,6 +114,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			out = fopen(argv[i] + 4, "w");
 			if (!out) {
 				perror(argv[i] + 4);
+				return -1;
+			}
+		} else if (!strncmp(argv[i], "reply=", 6)) {
+			reply_fd = open(argv[i] + 6, O_RDWR | O_NONBLOCK);
+			if (reply_fd < 0) {
+				fprintf(stderr, "insn-marker: %s: %s\n",
+					argv[i] + 6, strerror(errno));
 				return -1;
 			}
 		} else {
