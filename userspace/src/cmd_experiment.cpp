@@ -4,6 +4,9 @@
 // workload runs: attaching ftrace hooks under QEMU TCG while another vCPU runs is unsafe),
 // knobs restored afterwards (KnobRestorer), compared like `sweep` (compare(), Welch), and
 // printed with the sweep's outputs. The closing line is the verdict (experiment.h).
+// Under QEMU with the insn-marker plugin (MEMCG_STATCTL_INSN_TTY, insn_counter.h) every
+// run's window is also counted in guest instructions, and each metric gets a twin per
+// 10^9 instructions: the deterministic figure the verdict then rests on.
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include "memcg_statctl/comparison.h"
 #include "memcg_statctl/environment.h"
 #include "memcg_statctl/experiment.h"
+#include "memcg_statctl/insn_counter.h"
 #include "memcg_statctl/plot.h"
 #include "memcg_statctl/result_schema.h"
 #include "memcg_statctl/results_file.h"
@@ -121,7 +125,7 @@ public:
     Experiment(const Context& ctx, const ExperimentOptions& opt, ExperimentResult& result,
                const ResultsFile* file)
         : ctx_(ctx), opt_(opt), client_(ctx.client()), restorers_(client_), result_(result),
-          file_(file) {
+          file_(file), insns_(InsnCounter::from_environment()) {
         client_.require_module();
         backend_ = std::make_unique<LibcgroupBackend>();
         for (const auto& left : remove_leftover_groups(*backend_)) {
@@ -130,6 +134,15 @@ public:
         }
     }
     const DebugfsClient& client() const { return client_; }
+    // Whether runs are counted in guest instructions (and reports carry the twins).
+    bool counting_instructions() const { return insns_ != nullptr; }
+    // The report a verdict rests on: metric k's twin per 10^9 guest instructions when
+    // runs are counted, else metric k itself (run() puts the twins after the metrics).
+    static const ComparisonReport& decisive(const std::vector<ComparisonReport>& job_reports,
+                                            std::size_t k, std::size_t metrics) {
+        return job_reports.size() >= 2 * metrics ? job_reports.at(metrics + k)
+                                                 : job_reports.at(k);
+    }
     void set_fixed(const std::string& knob, const std::string& value) {
         restorers_.write(knob, value);
         fixed_.emplace_back(knob, value);
@@ -140,8 +153,10 @@ public:
     std::vector<std::vector<ComparisonReport>> run(const std::string& knob, std::vector<Job>& jobs,
                                                    const std::vector<Variant>& variants) {
         std::vector<std::vector<std::vector<ValueRuns>>> res(jobs.size());
+        const std::size_t figures_per_metric = counting_instructions() ? 2 : 1;
         for (std::size_t j = 0; j < jobs.size(); ++j) {
-            res[j].assign(jobs[j].metrics.size(), std::vector<ValueRuns>(variants.size()));
+            res[j].assign(figures_per_metric * jobs[j].metrics.size(),
+                          std::vector<ValueRuns>(variants.size()));
             for (auto& per_metric : res[j]) {
                 for (std::size_t v = 0; v < variants.size(); ++v) {
                     per_metric[v].value = variants[v].label;
@@ -164,7 +179,7 @@ public:
                 }
                 const int cgroups = var.cgroups.value_or(job.cgroups);
                 auto workload = job.make();
-                const auto [m, deltas] = run_once(*workload, job, cgroups);
+                const auto [m, deltas, insns] = run_once(*workload, job, cgroups);
                 if (job.collect) {
                     job.collect(*workload, s.value_index);
                 }
@@ -179,23 +194,37 @@ public:
                      {"round", s.round + 1},
                      {"seconds", m.seconds},
                      {"figures", figures},
+                     {"instructions", insns ? Json(*insns) : Json(nullptr)},
                      {"counters", deltas ? counters_json(*deltas) : Json(nullptr)}});
                 save_partial();
-                for (std::size_t k = 0; k < job.metrics.size(); ++k) {
+                const auto n = job.metrics.size();
+                for (std::size_t k = 0; k < n; ++k) {
+                    const double value = job.metrics[k].value(m, cgroups);
                     auto& r = res[j][k][s.value_index];
-                    r.samples.push_back(job.metrics[k].value(m, cgroups));
+                    r.samples.push_back(value);
                     r.seconds.push_back(m.seconds);
                     if (k == 0 && deltas) {
                         r.counter_deltas.push_back(*deltas);
+                    }
+                    if (insns) {
+                        auto& twin = res[j][n + k][s.value_index];
+                        twin.samples.push_back(per_giga_instructions(value, m.seconds, *insns));
+                        twin.seconds.push_back(m.seconds);
+                        if (k == 0 && deltas) {
+                            twin.counter_deltas.push_back(*deltas);
+                        }
                     }
                 }
             }
         }
         std::vector<std::vector<ComparisonReport>> out(jobs.size());
         for (std::size_t j = 0; j < jobs.size(); ++j) {
-            for (std::size_t k = 0; k < jobs[j].metrics.size(); ++k) {
-                auto report = compare(knob, jobs[j].metrics[k].title, res[j][k]);
-                report.metric = jobs[j].metrics[k].unit;
+            const auto& metrics = jobs[j].metrics;
+            for (std::size_t k = 0; k < res[j].size(); ++k) {
+                const auto& metric = metrics[k % metrics.size()];
+                const bool twin = k >= metrics.size();
+                auto report = compare(knob, metric.title, res[j][k]);
+                report.metric = twin ? per_giga_instructions_unit(metric.unit) : metric.unit;
                 report.unit = "";
                 out[j].push_back(std::move(report));
             }
@@ -213,8 +242,13 @@ public:
     }
 
 private:
-    std::pair<RunMeasurement, std::optional<Counters>> run_once(Workload& w, const Job& job,
-                                                                int cgroups) {
+    struct RunOutcome {
+        RunMeasurement measurement;
+        std::optional<Counters> deltas;
+        std::optional<std::uint64_t> instructions; // in the window, all vCPUs
+    };
+
+    RunOutcome run_once(Workload& w, const Job& job, int cgroups) {
         CgroupHierarchy hierarchy(*backend_, cgroups, job.depth);
         if (job.leaf_memory_max > 0) {
             for (std::size_t i = 0; i < hierarchy.leaf_count(); ++i) {
@@ -231,8 +265,13 @@ private:
         plan.tasks_per_cgroup = job.tasks;
         plan.duration = opt_.duration;
         plan.check = [this] { client_.require_still_module(); };
+        std::optional<std::uint64_t> insns;
+        if (insns_) {
+            plan.window_open = [this] { insns_->open(); };
+            plan.window_close = [this, &insns] { insns = insns_->close(); };
+        }
         auto m = run_workload(w, plan, placement);
-        return {std::move(m), Counters::delta(before, client_.stats())};
+        return {std::move(m), Counters::delta(before, client_.stats()), insns};
     }
 
     const Context& ctx_;
@@ -243,6 +282,7 @@ private:
     NameValues fixed_;
     ExperimentResult& result_;
     const ResultsFile* file_;
+    std::unique_ptr<InsnCounter> insns_;
 };
 
 std::unique_ptr<Workload> workload(const std::string& name, const std::string& mode = "anon",
@@ -285,14 +325,16 @@ void update_flush(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentRes
     for (const std::string v : {"0", "128", "32"}) {
         variants.push_back({v, {{"update_flush_every", v}}, std::nullopt});
     }
+    std::vector<ComparisonReport> decisive;
     for (auto& per_job : e.run("update_flush_every", jobs, variants)) {
-        r.reports.push_back(per_job.front());
+        r.reports.insert(r.reports.end(), per_job.begin(), per_job.end()); // and the twin
+        decisive.push_back(Experiment::decisive(per_job, 0, 1));
     }
     r.parameters.emplace_back("setup", "1 leaf at depth 2, 2 page-fault tasks, THP off");
     r.notes.emplace_back(
         "update_flush_every=N queues an asynchronous full flush every N memcg stat "
         "updates on a cpu (seed 002's 5.15 mechanism); flush.async counts them.");
-    r.verdict = update_flush_verdict(r.reports);
+    r.verdict = update_flush_verdict(decisive);
 }
 
 void reader_flush(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r) {
@@ -317,14 +359,17 @@ void reader_flush(Experiment& e, const ExperimentOptions& opt, ExperimentResult&
     std::vector<Variant> variants{{"always", {{"flush_mode", "always"}}, std::nullopt},
                                   {"kernel", {{"flush_mode", "kernel"}}, std::nullopt}};
     const auto reports = e.run("flush_mode", jobs, variants);
-    r.reports = {reports[0][0], reports[1][0]};
+    for (const auto& per_job : reports) {
+        r.reports.insert(r.reports.end(), per_job.begin(), per_job.end());
+    }
     r.parameters.emplace_back("refault", fmt::format("{} MiB file in {}, 1 task, 1 cgroup; "
                                                      "memory.reclaim then read back",
                                                      size, dir));
     r.parameters.emplace_back("stat-reader", "2 tasks reading memory.stat, 1 cgroup");
     r.notes.emplace_back("seed 003 read a refaulting file; here throughput (pages/s) is measured, "
                          "so a shorter read time shows as a positive %change of `kernel`.");
-    r.verdict = reader_flush_verdict(r.reports[0], &r.reports[1]);
+    r.verdict = reader_flush_verdict(Experiment::decisive(reports[0], 0, 1),
+                                     &Experiment::decisive(reports[1], 0, 1));
 }
 
 void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult& r) {
@@ -419,7 +464,7 @@ void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, Experiment
     r.notes.emplace_back("flush_mode=threshold during the sweep (set before the first run); reads "
                          "flush when the module's pending updates (stat_updates.amount, all memcg "
                          "stat items) exceed flush_threshold.");
-    r.verdict = flush_threshold_verdict(reports[0], tp, *def, bound);
+    r.verdict = flush_threshold_verdict(Experiment::decisive(reports, 0, 2), tp, *def, bound);
 }
 
 void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult& r) {
@@ -538,7 +583,7 @@ void readtwice(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r)
                              "cgroup in {}, memory.max {} MiB per leaf (so pages cycle through "
                              "the LRU as in vm-scalability's file > memory)",
                              size, dir, size / 2));
-    r.verdict = readtwice_verdict(reports[0]);
+    r.verdict = readtwice_verdict(Experiment::decisive(reports, 0, 2));
 }
 
 void print_extra(std::ostream& out, const ExtraTable& t) {
@@ -593,6 +638,15 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         }
         for (const auto& [k, v] : e.fixed()) {
             r.parameters.emplace_back("fixed " + k, v);
+        }
+        if (e.counting_instructions()) {
+            r.measure = Measure::guest_instructions;
+            r.verdict.line = "on guest instructions: " + r.verdict.line;
+            r.notes.emplace_back(
+                "each run's window was also counted in guest instructions (all vCPUs, QEMU's "
+                "insn-marker plugin); the tables `per 1e9 guest insns` give the operations per "
+                "10^9 instructions, which repeat far more closely than wall time under TCG, and "
+                "the verdict rests on them.");
         }
     } catch (const ToolError& e) { // knobs restored by now
         // Keep what finished: the runs in the file, the finished steps' tables on stdout.

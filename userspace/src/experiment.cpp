@@ -131,8 +131,8 @@ Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonRe
     if (k->percent_change && *k->percent_change > -100) {
         time = fmt::format(", read time {:+.1f}%", 100 * (1 / (1 + *k->percent_change / 100) - 1));
     }
-    auto body = fmt::format("seed 003: refault with flush_mode=kernel vs always: {} pages/s ({}){}",
-                            pct(k->percent_change), pval(*k), time);
+    auto body = fmt::format("seed 003: refault with flush_mode=kernel vs always: {} {} ({}){}",
+                            pct(k->percent_change), refault.metric, pval(*k), time);
     if (reader != nullptr) {
         if (const auto* rk = find_row(*reader, "kernel")) {
             body += fmt::format("; stat-reader {} ({})", pct(rk->percent_change), pval(*rk));
@@ -225,10 +225,10 @@ Verdict readtwice_verdict(const ComparisonReport& total) {
         }
     }
     const bool collapsed = r16->significant && r16->percent_change && *r16->percent_change < 0;
-    auto body = fmt::format("seed 004: readtwice total pages/s vs 1 cgroup: {} (seed: per-memcg "
+    auto body = fmt::format("seed 004: readtwice total {} vs 1 cgroup: {} (seed: per-memcg "
                             "lru_lock, +11% data read at 16 cgroups; reproduced = no significant "
                             "drop at 16)",
-                            fmt::join(changes, ", "));
+                            total.metric, fmt::join(changes, ", "));
     return finish(collapsed ? Outcome::not_reproduced : Outcome::reproduced, body);
 }
 
@@ -266,9 +266,29 @@ Json experiment_json(const ExperimentResult& r) {
             {"notes", r.notes},
             {"verdict", r.complete ? Json{{"outcome", std::string(outcome_text(r.verdict.outcome))},
                                           {"reproduced", r.verdict.outcome == Outcome::reproduced},
+                                          {"measure", std::string(measure_name(r.measure))},
                                           {"line", r.verdict.line}}
                                    : Json(nullptr)},
             {"runs", r.runs}};
+}
+
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions) {
+    if (instructions == 0) {
+        return 0;
+    }
+    return per_second * seconds * 1e9 / static_cast<double>(instructions);
+}
+
+std::string per_giga_instructions_unit(std::string_view unit) {
+    std::string u(unit);
+    if (const auto slash = u.find("/s"); slash != std::string::npos) {
+        u.erase(slash, 2);
+    }
+    return u + " per 1e9 guest insns";
+}
+
+std::string_view measure_name(Measure m) {
+    return m == Measure::guest_instructions ? "guest_instructions" : "wall_time";
 }
 
 std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {

@@ -182,6 +182,19 @@ TEST(Experiment, JsonShape) {
     EXPECT_EQ(j["verdict"]["outcome"], "reproduced");
     EXPECT_TRUE(j["verdict"]["reproduced"].get<bool>());
     EXPECT_EQ(j["verdict"]["line"], r.verdict.line);
+    EXPECT_EQ(j["verdict"]["measure"], "wall_time");
+    r.measure = Measure::guest_instructions;
+    EXPECT_EQ(experiment_json(r)["verdict"]["measure"], "guest_instructions");
+}
+
+TEST(Experiment, RatesPerGigaInstructions) {
+    // 50000 faults/s over 2 s = 100000 faults in 4e9 instructions: 25000 per 1e9.
+    EXPECT_DOUBLE_EQ(per_giga_instructions(50000, 2, 4000000000ULL), 25000);
+    EXPECT_DOUBLE_EQ(per_giga_instructions(50000, 2, 0), 0);
+    EXPECT_EQ(per_giga_instructions_unit("faults/s"), "faults per 1e9 guest insns");
+    EXPECT_EQ(per_giga_instructions_unit("files/s per slab task"),
+              "files per slab task per 1e9 guest insns");
+    EXPECT_EQ(per_giga_instructions_unit("MiB"), "MiB per 1e9 guest insns");
 }
 
 TEST(Experiment, PlotPaths) {

@@ -91,6 +91,17 @@ struct ExtraTable {
     std::vector<std::vector<std::string>> rows;
 };
 
+// What a verdict rests on: wall-time throughput, or (in the guest, under the insn-marker
+// plugin) the same operations per 10^9 guest instructions, which repeat closely.
+enum class Measure { wall_time, guest_instructions };
+std::string_view measure_name(Measure m); // "wall_time" | "guest_instructions"
+
+// A rate (per second) over a window of `seconds` and `instructions`: per 10^9 instructions;
+// 0 when nothing was counted.
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions);
+// "faults/s" -> "faults per 1e9 guest insns" (the first "/s" dropped).
+std::string per_giga_instructions_unit(std::string_view unit);
+
 struct ExperimentResult {
     std::string name;
     std::string seed;
@@ -99,6 +110,7 @@ struct ExperimentResult {
     std::vector<ExtraTable> extra;
     std::vector<std::string> notes; // how a number was measured
     Verdict verdict;
+    Measure measure = Measure::wall_time;
     Environment environment;
     // Every finished run as measured ({"step", "knob", "value", "round", "figures",
     // "counters"}), so a stopped experiment keeps them; complete until stopped.
@@ -109,7 +121,7 @@ struct ExperimentResult {
 
 // {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "seed",
 //  "environment", "parameters", "complete", "interrupted_by", "reports": [sweep
-//  documents], "tables", "notes", "verdict": {"outcome", "reproduced", "line"} (null until
+//  documents], "tables", "notes", "verdict": {"outcome", "reproduced", "measure", "line"} (null until
 //  complete), "runs"}
 nlohmann::ordered_json experiment_json(const ExperimentResult& r);
 
