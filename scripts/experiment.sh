@@ -3,6 +3,13 @@
 # with the module and the tool, run `memcg-statctl experiment NAME` in it
 # (job-experiment.sh) and print the experiment's output. Extra options for
 # the tool come from MCS_EXPERIMENT_ARGS (e.g. "--runs 8 --duration 3").
+# The guest has MCS_EXPERIMENT_CPUS vCPUs (default 8; single-threaded TCG
+# runs them in turn, so more vCPUs cost boot time, not run time) so that the
+# per-cpu work of flushing shows. Unless MCS_EXPERIMENT_INSNS=0, QEMU runs
+# with the insn-marker plugin (scripts/bench/plugin-build.sh), whose
+# instruction counts reach the guest on its second serial port (ttyS1, a
+# FIFO pair under build/): the tool counts every run's window in guest
+# instructions and the verdict rests on those counts.
 # The result files the guest wrote (/tmp/experiment-NAME*: the JSON, the
 # plots) come back over the console into build/experiments/NAME/, replacing
 # the previous run's, also when the experiment failed part way (a run that
@@ -24,6 +31,14 @@ case "$args" in
 esac
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||
 	die "build the tool first: make userspace"
+cpus=${MCS_EXPERIMENT_CPUS:-8}
+[[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] && [ "$cpus" -le 64 ] ||
+	die "MCS_EXPERIMENT_CPUS must be a number of vCPUs, 1..64 (got '$cpus')"
+count_insns=${MCS_EXPERIMENT_INSNS:-1}
+case "$count_insns" in
+0 | 1) ;;
+*) die "MCS_EXPERIMENT_INSNS must be 0 or 1 (got '$count_insns')" ;;
+esac
 
 work=$MCS_BUILD/experiment-$kver
 mkdir -p "$work"
@@ -33,7 +48,9 @@ job=$work/job-$name.sh
 	echo '#!/bin/sh'
 	echo "EXP_NAME='$name'"
 	echo "EXP_ARGS='$args'"
-	grep -v -e '^#!' -e '^EXP_NAME=' -e '^EXP_ARGS=' "$MCS_ROOT/scripts/job-experiment.sh"
+	[ "$count_insns" = 1 ] && echo "EXP_INSN_TTY='/dev/ttyS1'"
+	grep -v -e '^#!' -e '^EXP_NAME=' -e '^EXP_ARGS=' -e '^EXP_INSN_TTY=' \
+		"$MCS_ROOT/scripts/job-experiment.sh"
 } >"$job"
 # Debian's /usr/bin/gnuplot is an alternatives symlink, which the initramfs
 # would carry as a dangling link: offer guest-stage.sh the real binary.
@@ -47,8 +64,19 @@ MCS_GUEST_KMODS="loop ext4 zram crc32c_generic" \
 	"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$job" "$work/initramfs-$name.cpio.gz"
 log="$work/console-$name.log"
 results=$MCS_BUILD/experiments/$name
+qemu_extra=
+if [ "$count_insns" = 1 ]; then
+	plugin=$("$MCS_ROOT/scripts/bench/plugin-build.sh")
+	# QEMU reads the guest's ttyS1 input from PORT.in (where the plugin
+	# writes its replies) and writes its output to PORT.out.
+	port=$work/insn-$name
+	rm -f "$port.in" "$port.out"
+	mkfifo "$port.in" "$port.out"
+	qemu_extra="-serial pipe:$port -plugin $plugin,out=$work/marks-$name.txt,reply=$port.in"
+fi
 booted=0
-"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
+MCS_VM_SMP=$cpus MCS_VM_QEMU_EXTRA=$qemu_extra \
+	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
 	>/dev/null || booted=$?
 console_job_output "$log"
 # job-experiment.sh sends its result files even when the experiment failed.

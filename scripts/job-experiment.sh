@@ -1,11 +1,14 @@
 #!/bin/sh
 # /job.sh of `make experiment NAME=...`: scripts/experiment.sh writes a copy of
-# this file under build/ with EXP_NAME (the recipe) and EXP_ARGS (extra
-# options, from MCS_EXPERIMENT_ARGS) set in place of the two lines below.
+# this file under build/ with EXP_NAME (the recipe), EXP_ARGS (extra
+# options, from MCS_EXPERIMENT_ARGS) and EXP_INSN_TTY (the serial port on
+# which QEMU's insn-marker plugin replies, when it runs) set in place of the
+# lines below.
 # Its result files go back to the host over the console at the end, also
 # when the experiment failed (experiment.sh unpacks them).
 EXP_NAME=${EXP_NAME:-update-flush}
 EXP_ARGS=${EXP_ARGS:-}
+EXP_INSN_TTY=${EXP_INSN_TTY:-}
 set -e
 insmod /lib/memcg_statctl.ko
 
@@ -29,6 +32,11 @@ mount -t ext4 "$fsdev" /mnt/experiment
 echo "scratch file system: ext4 on $fsdev at /mnt/experiment"
 
 cd /tmp
+if [ -n "$EXP_INSN_TTY" ]; then
+	# The tool counts each run's window in guest instructions (insn_counter.h).
+	export MEMCG_STATCTL_INSN_TTY="$EXP_INSN_TTY"
+	echo "guest instructions: counted by QEMU, read back on $EXP_INSN_TTY; $(nproc) cpus"
+fi
 rc=0
 # shellcheck disable=SC2086  # EXP_ARGS is a list of options
 memcg-statctl experiment "$EXP_NAME" --dir /mnt/experiment \
