@@ -209,10 +209,7 @@ public:
                     if (insns) {
                         auto& twin = res[j][n + k][s.value_index];
                         twin.samples.push_back(per_giga_instructions(value, m.seconds, *insns));
-                        twin.seconds.push_back(m.seconds);
-                        if (k == 0 && deltas) {
-                            twin.counter_deltas.push_back(*deltas);
-                        }
+                        twin.seconds.push_back(m.seconds); // counters: in the metric's report
                     }
                 }
             }
@@ -685,7 +682,10 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     file.write(experiment_json(r));
     fmt::print(out, "\nwrote {}\n", json_file);
     for (std::size_t i = 0; i < r.reports.size(); ++i) {
-        const auto plot = plot_path_for(plot_file, i, r.reports.size(), r.reports[i].workload);
+        // A twin report (per 1e9 guest insns) has its metric's workload: tell the files apart.
+        const bool twin = r.reports[i].metric.ends_with(per_giga_instructions_unit(""));
+        const auto plot = plot_path_for(plot_file, i, r.reports.size(),
+                                        r.reports[i].workload + (twin ? " insns" : ""));
         try {
             write_plot(r.reports[i], plot);
             fmt::print(out, "wrote {}\n", plot);
