@@ -1,6 +1,7 @@
 #include "memcg_statctl/experiment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -19,11 +20,16 @@ std::string pct(const std::optional<double>& v) {
     return v ? fmt::format("{:+.1f}%", *v) : std::string("n/a");
 }
 
+// The significance and the spread the figure rests on: Welch's p and the row's run-to-run
+// standard deviation relative to its mean.
 std::string pval(const ComparisonRow& row) {
-    if (!row.p_value) {
-        return "p n/a";
+    auto text = row.p_value
+                    ? fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "")
+                    : std::string("p n/a");
+    if (row.summary.n >= 2 && row.summary.mean != 0) {
+        text += fmt::format(", sd {:.1f}%", 100 * row.summary.stddev / std::abs(row.summary.mean));
     }
-    return fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "");
+    return text;
 }
 
 std::optional<double> derived_of(const ComparisonRow& row, std::string_view name) {
