@@ -25,7 +25,8 @@ help:
 	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
 	@echo "make check                 deps, unit, checkpatch, vmtest 6.1 6.12 7.3, DKMS and install"
-	@echo "                           checks, readme-check (about 50 minutes)"
+	@echo "                           checks, a short experiment in guest instructions,"
+	@echo "                           readme-check (about 50 minutes)"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
 	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
 	@echo "make experiment NAME=...   a seed experiment in the guest (update-flush, reader-flush,"
@@ -71,6 +72,7 @@ check:
 	scripts/dkms-check.sh 6.1
 	scripts/dkms-check.sh 6.12
 	scripts/install-check.sh 6.1
+	scripts/experiment-check.sh 6.1
 	$(MAKE) readme-check
 
 demo: userspace

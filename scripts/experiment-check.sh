@@ -1,0 +1,28 @@
+#!/bin/bash
+# experiment-check.sh [KVER]: the experiments' deterministic measure end to
+# end (part of `make check`). A short update-flush experiment (2 runs x 1 s
+# per value) in the guest with QEMU's insn-marker plugin; its results file
+# must show an instruction count for every run, a twin report per 10^9
+# guest instructions for each page-fault mode, a verdict resting on them,
+# and twins whose run-to-run spread stays under 5% (wall time under TCG
+# swings by about 15%).
+source "$(dirname "$0")/lib.sh"
+
+kver=${1:-6.1}
+command -v jq >/dev/null || die "jq is not installed (make deps)"
+MCS_EXPERIMENT_ARGS="--runs 2 --duration 1" \
+	"$MCS_ROOT/scripts/experiment.sh" update-flush "$kver"
+f=$MCS_BUILD/experiments/update-flush/experiment-update-flush.json
+check() { # DESCRIPTION JQ-FILTER
+	jq -e "$2" "$f" >/dev/null || die "$f: $1 ($2)"
+	log "ok: $1"
+}
+check "complete, verdict on guest instructions" \
+	'.complete and .verdict.measure == "guest_instructions"'
+check "every run counted (3 values x 2 modes x 2 runs)" \
+	'(.runs | length) == 12 and all(.runs[]; .instructions > 0)'
+check "a twin report per mode" \
+	'[.reports[] | select(.metric | endswith("per 1e9 guest insns"))] | length == 2'
+check "twins' spread under 5% of the mean" \
+	'all(.reports[] | select(.metric | endswith("per 1e9 guest insns")) | .rows[];
+	     .stddev < 0.05 * .mean)'
