@@ -75,15 +75,17 @@ check:
 	scripts/experiment-check.sh 6.1
 	$(MAKE) readme-check
 
-demo: userspace
+demo: deps
+	$(MAKE) userspace
 	scripts/demo.sh $(KVER)
 
 # A seed experiment in the guest: make experiment NAME=update-flush [KVER=6.1]
-experiment: userspace
+experiment: deps
+	$(MAKE) userspace
 	scripts/experiment.sh $(NAME) $(KVER)
 
 # The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
-bench:
+bench: deps
 	scripts/bench.sh $(KVER)
 
 clean:
