@@ -40,7 +40,8 @@ namespace memcg_statctl {
 namespace {
 
 struct ExperimentOptions {
-    std::string name;
+    std::string name; // empty with --list
+    bool list = false;
     int runs = 5;
     double duration = 2;
     std::string dir = "/var/tmp"; // refault and readtwice files (a block-device fs)
@@ -599,6 +600,15 @@ void print_extra(std::ostream& out, const ExtraTable& t) {
 }
 
 void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
+    if (opt.list) {
+        fmt::print(ctx.env.out, "{}", recipe_list_text(recipes()));
+        return;
+    }
+    if (opt.name.empty()) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("experiment needs a NAME (one of: {}) or --list",
+                                    fmt::join(recipe_names(), ", ")));
+    }
     const auto* recipe = find_recipe(opt.name);
     if (recipe == nullptr) {
         throw ToolError(ExitCode::usage, fmt::format("unknown experiment `{}` (one of: {})",
@@ -613,6 +623,8 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     ExperimentResult r;
     r.name = recipe->name;
     r.seed = recipe->seed;
+    r.reference = recipe->reference;
+    r.claim = recipe->claim;
     r.parameters = {{"runs", std::to_string(opt.runs)},
                     {"duration", fmt::format("{:g}", opt.duration)}};
     auto& out = ctx.env.out;
@@ -622,8 +634,8 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         r.environment = current_environment(&client);
         r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
         r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
-        fmt::print(out, "experiment {} (seed {}): {}\n", recipe->name, recipe->seed,
-                   recipe->summary);
+        fmt::print(out, "experiment {} (seed {}): {}\nreference: {}\nclaim: {}\n", recipe->name,
+                   recipe->seed, recipe->summary, recipe->reference, recipe->claim);
         out.flush();
         if (recipe->name == "update-flush") {
             update_flush(e, opt, r);
@@ -703,15 +715,19 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
 } // namespace
 
 Command add_experiment_command(CLI::App& app, Context& ctx) {
-    std::string help = "run a named experiment reproducing a seed thread:";
+    std::string help = "run a named experiment reproducing a mailing-list report (`experiment "
+                       "--list`: each one's report and the claim in numbers it tests):";
     for (const auto& r : recipes()) {
         help += fmt::format("\n  {:<16} seed {}: {}", r.name, r.seed, r.summary);
     }
     auto* sub = app.add_subcommand("experiment", help);
     auto opt = std::make_shared<ExperimentOptions>();
-    sub->add_option("NAME", opt->name, "the recipe")
-        ->required()
-        ->check(CLI::IsMember(recipe_names()));
+    auto* name = sub->add_option("NAME", opt->name, "the recipe (required unless --list)")
+                     ->check(CLI::IsMember(recipe_names()));
+    sub->add_flag("--list", opt->list,
+                  "print each recipe: its seed, summary, report reference and the claim it "
+                  "tests (no module or root needed)")
+        ->excludes(name);
     sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()
         ->check(between(2, 1000));

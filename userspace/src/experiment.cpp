@@ -41,6 +41,24 @@ std::optional<double> derived_of(const ComparisonRow& row, std::string_view name
     return std::nullopt;
 }
 
+// `words` as lines of at most `width` columns (a longer word keeps its own line), the first
+// indented by 2 spaces and the rest by 4, appended to `out`.
+void wrap_into(std::string& out, std::string_view words, std::size_t width) {
+    std::string line = "  ";
+    bool first = true;
+    for (const auto word : split_whitespace(words)) {
+        if (!first && line.size() + 1 + word.size() > width) {
+            out += line + '\n';
+            line = "    ";
+            first = true;
+        }
+        line += first ? "" : " ";
+        line += word;
+        first = false;
+    }
+    out += line + '\n';
+}
+
 Verdict finish(Outcome o, std::string body) {
     return {o, fmt::format("{}: {}", body, outcome_text(o))};
 }
@@ -50,13 +68,46 @@ Verdict finish(Outcome o, std::string body) {
 const std::vector<Recipe>& recipes() {
     static const std::vector<Recipe> list = {
         {"update-flush", "002",
-         "update_flush_every = 0, 128, 32 on page-fault (anon, file-shared), 2-level cgroup"},
-        {"reader-flush", "003", "flush_mode = always vs kernel on refault and stat-reader"},
+         "update_flush_every = 0, 128, 32 on page-fault (anon, file-shared), 2-level cgroup",
+         "kernel test robot, aim7 -14.0% regression report on 45208c9105 (\"memcg: "
+         "infrastructure to flush memcg stats\"), replies by Shakeel Butt and Feng Tang, "
+         "2021-09-05 to 2021-09-09",
+         "The commit queued an async stats flush every 32 stat updates: the robot measured "
+         "will-it-scale page_fault3 -9.2% and page_fault2 -6.4% per_process_ops (48-thread "
+         "2-socket Xeon E5-2697 v2) and aim7 -14.0% (128-thread Xeon Gold 6338). Flushing every "
+         "128 updates instead halved the page_fault1/2/3 slowdown, from around 10% to 5% "
+         "(Shakeel Butt), but left aim7 at about -12% (Feng Tang)."},
+        {"reader-flush", "003", "flush_mode = always vs kernel on refault and stat-reader",
+         "\"Re: [PATCH 1/2] memcg: flush stats only if updated\", Shakeel Butt, replying to "
+         "Johannes Weiner's ack of 2021-10-01",
+         "The kernel flushed the memcg stats on every refault; flushing only once the pending "
+         "updates exceed nr_cpus x CHARGE_BATCH cut the time to read back an 8 GiB tmpfs file "
+         "pushed to swap-on-zram (memory.force_empty) by 63%. The report names no machine."},
         {"flush-threshold", "000",
          "flush_threshold 0..16x the kernel default: cost and staleness, stat-reader beside "
-         "page-fault, depth 2"},
-        {"objstock", "001", "obj-stock hit % and objcg vmstat miss rate, slab and slab+page-fault"},
-        {"readtwice", "004", "readtwice in 1, 4, 16 cgroups: throughput per cgroup, stock hit %"},
+         "page-fault, depth 2",
+         "linux-mm, \"Re: [PATCH v2 3/5] mm: memcg: make stats flushing threshold per-memcg\", "
+         "Oliver Sang quoting Yosry Ahmed's commit log, 2023-10-18",
+         "A per-memcg flush threshold cost netperf TCP_SENDFILE 3.9% (40198.0 to 38629.7 Mbps; "
+         "22 instances on 44 CPUs, 20 runs) and will-it-scale page_fault1/2/3 1.56% to 3.58% of "
+         "per-process and per-thread ops (256 CPUs, 10 runs), in a 2-level cgroup. In exchange "
+         "the stats error bound grows from NR_CPUS x MEMCG_CHARGE_BATCH to that x NR_MEMCGS, "
+         "with the 2 s periodic flush as the backstop."},
+        {"objstock", "001", "obj-stock hit % and objcg vmstat miss rate, slab and slab+page-fault",
+         "linux-mm, \"Re: [PATCH v4 4/5] mm/memcg: Save both reclaimable & unreclaimable bytes "
+         "in object stock\", Waiman Long, 2021-04-20",
+         "On an instrumented 2-socket Cascade Lake server, caching reclaimable and unreclaimable "
+         "slab bytes together in the object stock lowered the objcg vmstat miss rate "
+         "(__mod_objcg_state / mod_objcg_state calls) after boot from 19.6% to 13.2%; during a "
+         "parallel kernel build it stayed at 17.1% vs 16.9%."},
+        {"readtwice", "004", "readtwice in 1, 4, 16 cgroups: throughput per cgroup, stock hit %",
+         "linux-mm, \"Re: [PATCH v18 00/32] per memcg lru_lock\", Alex Shi quoting Daniel "
+         "Jordan, 2020-08-26",
+         "With the per-memcg lru_lock series (v18 against 5.9-rc2), a memcg version of "
+         "vm-scalability's readtwice read 11% more data in 30 s runs with 16 cgroups (32 dd "
+         "tasks) on a 40-CPU 2-socket machine (Daniel Jordan); one readtwice per container in 80 "
+         "containers ran at 252% of 5.9-rc2 on a 2-socket, 20-core, 2-thread machine (Alex "
+         "Shi)."},
     };
     return list;
 }
@@ -76,6 +127,20 @@ const Recipe* find_recipe(std::string_view name) {
         }
     }
     return nullptr;
+}
+
+std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width) {
+    std::string text;
+    for (const auto& r : list) {
+        if (!text.empty()) {
+            text += '\n';
+        }
+        text += fmt::format("{} (seed {})\n", r.name, r.seed);
+        wrap_into(text, r.summary, width);
+        wrap_into(text, "reference: " + r.reference, width);
+        wrap_into(text, "claim: " + r.claim, width);
+    }
+    return text;
 }
 
 std::string_view outcome_text(Outcome o) {
@@ -123,7 +188,7 @@ Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
     if (!at128.empty()) {
         body += fmt::format("; 128 vs 0: {}", fmt::join(at128, ", "));
     }
-    body += " (seed: -10..-30% at 32, about half of that at 128)";
+    body += " (seed: page_fault around -10% at 32, around -5% at 128)";
     return finish(all ? Outcome::reproduced : Outcome::not_reproduced, body);
 }
 
@@ -263,6 +328,8 @@ Json experiment_json(const ExperimentResult& r) {
             {"schema_version", result_schema_version},
             {"experiment", r.name},
             {"seed", r.seed},
+            {"reference", r.reference},
+            {"claim", r.claim},
             {"environment", environment_json(r.environment)},
             {"parameters", params},
             {"complete", r.complete},

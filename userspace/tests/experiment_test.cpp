@@ -1,3 +1,6 @@
+#include <sstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/comparison.h"
@@ -48,6 +51,61 @@ TEST(Experiment, RecipesNameTheirSeeds) {
     EXPECT_EQ(find_recipe("objstock")->seed, "001");
     EXPECT_EQ(find_recipe("readtwice")->seed, "004");
     EXPECT_EQ(find_recipe("nope"), nullptr);
+}
+
+TEST(Experiment, RecipesStateTheReportAndItsClaimInNumbers) {
+    for (const auto& r : recipes()) {
+        EXPECT_FALSE(r.reference.empty()) << r.name;
+        EXPECT_FALSE(r.claim.empty()) << r.name;
+    }
+    const auto claim = [](const char* name) { return find_recipe(name)->claim; };
+    const auto reference = [](const char* name) { return find_recipe(name)->reference; };
+    const auto has = [](const std::string& text, const std::string& part) {
+        return text.find(part) != std::string::npos;
+    };
+    // The published figures each verdict is read against.
+    EXPECT_TRUE(has(claim("update-flush"), "-9.2%")) << claim("update-flush");
+    EXPECT_TRUE(has(claim("update-flush"), "every 128 updates")) << claim("update-flush");
+    EXPECT_TRUE(has(claim("reader-flush"), "63%")) << claim("reader-flush");
+    EXPECT_TRUE(has(claim("flush-threshold"), "NR_CPUS x MEMCG_CHARGE_BATCH"));
+    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", seed001_miss_pct_before)));
+    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", seed001_miss_pct_after)));
+    EXPECT_TRUE(has(claim("readtwice"), "16 cgroups")) << claim("readtwice");
+    EXPECT_TRUE(has(reference("update-flush"), "45208c9105"));
+    EXPECT_TRUE(has(reference("reader-flush"), "memcg: flush stats only if updated"));
+    EXPECT_TRUE(has(reference("flush-threshold"), "2023-10-18"));
+    EXPECT_TRUE(has(reference("objstock"), "Waiman Long, 2021-04-20"));
+    EXPECT_TRUE(has(reference("readtwice"), "per memcg lru_lock"));
+}
+
+TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
+    const std::vector<Recipe> list{
+        {"a", "007", "one two three", "list, \"S\", X, 2020-01-02", "four five six seven"},
+        {"b", "008", "s", "r", "averyveryverylongword c"},
+    };
+    EXPECT_EQ(recipe_list_text(list, 20), "a (seed 007)\n"
+                                          "  one two three\n"
+                                          "  reference: list,\n"
+                                          "    \"S\", X,\n"
+                                          "    2020-01-02\n"
+                                          "  claim: four five\n"
+                                          "    six seven\n"
+                                          "\n"
+                                          "b (seed 008)\n"
+                                          "  s\n"
+                                          "  reference: r\n"
+                                          "  claim:\n"
+                                          "    averyveryverylongword\n"
+                                          "    c\n");
+    // The real table: every recipe, lines within 80 columns but for an unbreakable word.
+    const auto text = recipe_list_text(recipes());
+    for (const auto& r : recipes()) {
+        EXPECT_NE(text.find(fmt::format("{} (seed {})\n", r.name, r.seed)), std::string::npos);
+    }
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_LE(line.size(), 80U) << line;
+    }
 }
 
 TEST(Experiment, ThresholdPointsAndBound) {
@@ -162,6 +220,8 @@ TEST(Experiment, JsonShape) {
     ExperimentResult r;
     r.name = "reader-flush";
     r.seed = "003";
+    r.reference = "list, \"subject\", author, 2021-10-01";
+    r.claim = "63% shorter";
     r.parameters = {{"runs", "3"}};
     r.reports.push_back(
         report("flush_mode", "refault", {{"always", {100, 102, 98}}, {"kernel", {200, 205, 195}}},
@@ -174,6 +234,8 @@ TEST(Experiment, JsonShape) {
     EXPECT_EQ(j["complete"], true);
     EXPECT_EQ(j["experiment"], "reader-flush");
     EXPECT_EQ(j["seed"], "003");
+    EXPECT_EQ(j["reference"], r.reference);
+    EXPECT_EQ(j["claim"], r.claim);
     EXPECT_EQ(j["parameters"]["runs"], 3); // a number, as in every document
     ASSERT_EQ(j["reports"].size(), 1U);
     EXPECT_EQ(j["reports"][0]["knob"], "flush_mode");
@@ -225,6 +287,28 @@ TEST(Experiment, CliRejectsUnknownRecipeAndNeedsTheModule) {
     r = cli.run({"experiment", "--help"});
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find("flush-threshold"), std::string::npos);
+    EXPECT_NE(r.out.find("--list"), std::string::npos);
+}
+
+TEST(Experiment, CliListsWithoutTheModuleAndWantsNameOrList) {
+    testing::CliRunner cli;
+    const testing::TempDir empty;
+    const auto debugfs = (empty.path() / "memcg_statctl").string();
+    auto r = cli.run({"--debugfs", debugfs, "experiment", "--list"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, recipe_list_text(recipes()));
+    EXPECT_EQ(r.err, "");
+
+    r = cli.run({"--debugfs", debugfs, "experiment"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("needs a NAME"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--list"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("readtwice"), std::string::npos) << r.err;
+
+    r = cli.run({"--debugfs", debugfs, "experiment", "--list", "objstock"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
 }
 
 } // namespace

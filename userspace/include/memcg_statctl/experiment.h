@@ -19,14 +19,22 @@ namespace memcg_statctl {
 
 struct Recipe {
     std::string name;    // the NAME of `experiment NAME`
-    std::string seed;    // "002"
+    std::string seed;    // "002": the stable name of the mailing-list report it reproduces
     std::string summary; // one line for --help and the report header
+    // The report: list, "subject", author, date (and the commit it concerns, if named).
+    std::string reference;
+    // The report's published figures this recipe tests, and the machine and benchmark they
+    // came from (one or two sentences).
+    std::string claim;
 };
 
 const std::vector<Recipe>& recipes();
 std::vector<std::string> recipe_names();
 // nullptr for an unknown name.
 const Recipe* find_recipe(std::string_view name);
+// The text of `experiment --list`: per recipe its name and seed, then its summary, reference
+// and claim, indented and wrapped to `width` columns.
+std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width = 80);
 
 enum class Outcome { reproduced, not_reproduced, not_measured };
 std::string_view outcome_text(Outcome o); // "reproduced" | "not reproduced" | "not measured"
@@ -105,6 +113,8 @@ std::string per_giga_instructions_unit(std::string_view unit);
 struct ExperimentResult {
     std::string name;
     std::string seed;
+    std::string reference;                 // the recipe's
+    std::string claim;                     // the recipe's
     NameValues parameters;                 // runs, duration, kernel, ...
     std::vector<ComparisonReport> reports; // in the sweep/--json shape
     std::vector<ExtraTable> extra;
@@ -120,9 +130,9 @@ struct ExperimentResult {
 };
 
 // {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "seed",
-//  "environment", "parameters", "complete", "interrupted_by", "reports": [sweep
-//  documents], "tables", "notes", "verdict": {"outcome", "reproduced", "measure", "line"} (null until
-//  complete), "runs"}
+//  "reference", "claim", "environment", "parameters", "complete", "interrupted_by",
+//  "reports": [sweep documents], "tables", "notes", "verdict": {"outcome", "reproduced",
+//  "measure", "line"} (null until complete), "runs"}
 nlohmann::ordered_json experiment_json(const ExperimentResult& r);
 
 // The `anon` line of a memory.stat text, in bytes; nullopt when absent.
