@@ -30,7 +30,7 @@ help:
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
 	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
 	@echo "make experiment NAME=...   a seed experiment in the guest (update-flush, reader-flush,"
-	@echo "                           flush-threshold, objstock, readtwice); results in"
+	@echo "                           flush-threshold, objstock, readtwice, staleness); results in"
 	@echo "                           build/experiments/NAME/"
 	@$(MAKE) -s help-install
 

@@ -19,11 +19,11 @@
 # result, not a failure.
 source "$(dirname "$0")/lib.sh"
 
-name=${1:?usage: experiment.sh NAME [KVER] (NAME: update-flush reader-flush flush-threshold objstock readtwice)}
+name=${1:?usage: experiment.sh NAME [KVER] (NAME: update-flush reader-flush flush-threshold objstock readtwice staleness)}
 kver=${2:-6.1}
 case "$name" in
-update-flush | reader-flush | flush-threshold | objstock | readtwice) ;;
-*) die "unknown experiment '$name' (update-flush reader-flush flush-threshold objstock readtwice)" ;;
+update-flush | reader-flush | flush-threshold | objstock | readtwice | staleness) ;;
+*) die "unknown experiment '$name' (update-flush reader-flush flush-threshold objstock readtwice staleness)" ;;
 esac
 args=${MCS_EXPERIMENT_ARGS:-}
 case "$args" in

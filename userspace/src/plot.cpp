@@ -8,21 +8,6 @@
 #include "memcg_statctl/exit_code.h"
 
 namespace memcg_statctl {
-namespace {
-
-// gnuplot string literal in single quotes: only the quote itself needs doubling.
-std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (const char c : s) {
-        q += c;
-        if (c == '\'') {
-            q += '\'';
-        }
-    }
-    return q + "'";
-}
-
-} // namespace
 
 PlotFormat plot_format_for(const std::filesystem::path& file) {
     const auto ext = file.extension().string();
@@ -36,19 +21,34 @@ PlotFormat plot_format_for(const std::filesystem::path& file) {
                     fmt::format("--plot {}: the file must end in .svg or .png", file.string()));
 }
 
+// In single quotes: only the quote itself needs doubling.
+std::string gnuplot_quoted(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) {
+        q += c;
+        if (c == '\'') {
+            q += '\'';
+        }
+    }
+    return q + "'";
+}
+
+std::string gnuplot_output(const std::filesystem::path& file, int width, int height) {
+    const auto terminal = plot_format_for(file) == PlotFormat::svg
+                              ? fmt::format("svg size {},{} dynamic", width, height)
+                              : fmt::format("pngcairo size {},{}", width, height);
+    return fmt::format("set terminal {} noenhanced\nset output {}\n", terminal,
+                       gnuplot_quoted(file.string()));
+}
+
 std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file) {
-    std::string s;
-    // noenhanced: knob names are full of '_', which enhanced text would print as subscripts.
-    s += plot_format_for(file) == PlotFormat::svg
-             ? "set terminal svg size 800,500 dynamic noenhanced\n"
-             : "set terminal pngcairo size 800,500 noenhanced\n";
-    s += fmt::format("set output {}\n", quoted(file.string()));
-    s += fmt::format(
-        "set title {}\n",
-        quoted(fmt::format("{} {} by {}", report.workload,
-                           report.unit.empty() ? report.metric : report.unit, report.knob)));
-    s += fmt::format("set xlabel {}\nset ylabel {}\n", quoted(report.knob),
-                     quoted(report.unit.empty() ? report.metric : report.unit));
+    auto s = gnuplot_output(file, 800, 500);
+    s += fmt::format("set title {}\n",
+                     gnuplot_quoted(fmt::format("{} {} by {}", report.workload,
+                                                report.unit.empty() ? report.metric : report.unit,
+                                                report.knob)));
+    s += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_quoted(report.knob),
+                     gnuplot_quoted(report.unit.empty() ? report.metric : report.unit));
     s += "set yrange [0:*]\nset grid ytics\nset key off\n"
          "set style fill solid 0.5 border -1\nset boxwidth 0.6\n";
     // Inline data block: index, label, mean, stddev.
@@ -63,8 +63,7 @@ std::string gnuplot_script(const ComparisonReport& report, const std::filesystem
     return s;
 }
 
-void write_plot(const ComparisonReport& report, const std::filesystem::path& file) {
-    const auto script = gnuplot_script(report, file);
+void run_gnuplot(const std::string& script, const std::filesystem::path& file) {
     FILE* pipe = ::popen("gnuplot", "w"); // NOLINT(cert-env33-c): fixed command, no input
     if (pipe == nullptr) {
         throw ToolError("cannot start gnuplot (apt-get install gnuplot-nox)");
@@ -76,6 +75,10 @@ void write_plot(const ComparisonReport& report, const std::filesystem::path& fil
                                     "gnuplot-nox installed?)",
                                     file.string(), WIFEXITED(status) ? WEXITSTATUS(status) : -1));
     }
+}
+
+void write_plot(const ComparisonReport& report, const std::filesystem::path& file) {
+    run_gnuplot(gnuplot_script(report, file), file);
 }
 
 } // namespace memcg_statctl

@@ -1,3 +1,4 @@
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -5,6 +6,7 @@
 
 #include "memcg_statctl/comparison.h"
 #include "memcg_statctl/experiment.h"
+#include "memcg_statctl/plot.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"
@@ -43,13 +45,14 @@ bool ends_with(const std::string& s, const std::string& tail) {
 TEST(Experiment, RecipesNameTheirSeeds) {
     EXPECT_EQ(recipe_names(),
               (std::vector<std::string>{"update-flush", "reader-flush", "flush-threshold",
-                                        "objstock", "readtwice"}));
+                                        "objstock", "readtwice", "staleness"}));
     ASSERT_NE(find_recipe("update-flush"), nullptr);
     EXPECT_EQ(find_recipe("update-flush")->seed, "002");
     EXPECT_EQ(find_recipe("reader-flush")->seed, "003");
     EXPECT_EQ(find_recipe("flush-threshold")->seed, "000");
     EXPECT_EQ(find_recipe("objstock")->seed, "001");
     EXPECT_EQ(find_recipe("readtwice")->seed, "004");
+    EXPECT_EQ(find_recipe("staleness")->seed, "000");
     EXPECT_EQ(find_recipe("nope"), nullptr);
 }
 
@@ -184,6 +187,138 @@ TEST(Experiment, FlushThresholdNeedsCheaperAndBounded) {
     EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_reproduced);
     points.pop_back();
     EXPECT_EQ(flush_threshold_verdict(reader, points, 128, 128).outcome, Outcome::not_measured);
+}
+
+// The staleness recipe's curve as made-up measurements: staleness (mean of runs) and
+// flushes per run at 0, 1x, 4x, 16x, 64x, then the modes kernel, always and never.
+std::vector<StalenessPoint> staleness_curve(const std::vector<double>& stale,
+                                            const std::vector<double>& flushes) {
+    const std::vector<std::string> labels{"0",   "1x",     "4x",     "16x",
+                                          "64x", "kernel", "always", "never"};
+    std::vector<StalenessPoint> points;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        StalenessPoint p{.label = labels[i], .mode = i < 5 ? "threshold" : labels[i]};
+        if (i < 5) {
+            p.times_default = i == 0 ? 0 : std::uint64_t{1} << (2 * (i - 1));
+        }
+        p.staleness = {static_cast<std::int64_t>(stale[i]) + 5, stale[i]};
+        p.flushes_per_run = flushes[i];
+        p.reads_per_sec = 1000;
+        p.faults_per_sec = 50000;
+        p.flush_ns_per_read = 1234.4;
+        points.push_back(p);
+    }
+    return points;
+}
+
+TEST(Experiment, StalenessThresholdPointsReach64x) {
+    EXPECT_EQ(staleness_threshold_points(128),
+              (std::vector<std::uint64_t>{0, 128, 512, 2048, 8192}));
+    EXPECT_EQ(staleness_threshold_points(1), (std::vector<std::uint64_t>{0, 1, 4, 16, 64}));
+}
+
+TEST(Experiment, StalenessSummaryLeavesOutRunsWithoutSamples) {
+    const auto s = summarize_staleness({10, std::nullopt, 30, 20});
+    EXPECT_EQ(s.max_pages, 30);
+    ASSERT_TRUE(s.mean_pages.has_value());
+    EXPECT_DOUBLE_EQ(*s.mean_pages, 20.0);
+    const auto none = summarize_staleness({std::nullopt, std::nullopt});
+    EXPECT_FALSE(none.max_pages.has_value());
+    EXPECT_FALSE(none.mean_pages.has_value());
+}
+
+TEST(Experiment, StalenessReproducedWhenStalenessRisesAndFlushesFall) {
+    const auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                        {841, 300, 100, 40, 12, 290, 30000, 2});
+    const auto v = staleness_verdict(points);
+    EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
+    EXPECT_TRUE(ends_with(v.line, ": reproduced")) << v.line;
+    EXPECT_NE(v.line.find("staleness grows with flush_threshold (3 pages at 0 -> 2800 at 64x"),
+              std::string::npos)
+        << v.line;
+    EXPECT_NE(v.line.find("flushes per run fall (841 -> 12)"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("kernel 50, always 1, never 9000 pages"), std::string::npos) << v.line;
+}
+
+TEST(Experiment, StalenessNotReproducedWhenEitherSideOfTheTradeOffFails) {
+    const std::vector<double> modes{50, 1, 9000};
+    const auto curve = [&](std::vector<double> stale, std::vector<double> flushes) {
+        stale.insert(stale.end(), modes.begin(), modes.end());
+        flushes.insert(flushes.end(), {290, 30000, 2});
+        return staleness_curve(stale, flushes);
+    };
+    // Accuracy not given up: staleness flat from 0 to 64x.
+    auto v = staleness_verdict(curve({40, 40, 40, 40, 40}, {841, 300, 100, 40, 12}));
+    EXPECT_EQ(v.outcome, Outcome::not_reproduced) << v.line;
+    EXPECT_TRUE(ends_with(v.line, ": not reproduced")) << v.line;
+    EXPECT_NE(v.line.find("staleness does not grow"), std::string::npos) << v.line;
+    // Nothing bought: as many flushes at 64x as at 0.
+    v = staleness_verdict(curve({3, 60, 200, 700, 2800}, {841, 841, 841, 841, 841}));
+    EXPECT_EQ(v.outcome, Outcome::not_reproduced) << v.line;
+    EXPECT_NE(v.line.find("flushes per run do not fall"), std::string::npos) << v.line;
+}
+
+TEST(Experiment, StalenessNotMeasuredWithoutBothEnds) {
+    auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                  {841, 300, 100, 40, 12, 290, 30000, 2});
+    points[4].staleness = {}; // every read at 64x discarded
+    EXPECT_EQ(staleness_verdict(points).outcome, Outcome::not_measured);
+    points.erase(points.begin() + 4);
+    EXPECT_EQ(staleness_verdict(points).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, StalenessTableHasOneRowPerVariant) {
+    const auto t = staleness_table(staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                                   {841, 300, 100, 40, 12, 290, 30000, 2}));
+    EXPECT_EQ(t.header,
+              (std::vector<std::string>{"variant", "mode", "x default", "stale max", "stale mean",
+                                        "samples", "reads/s", "faults/s", "flushes/run",
+                                        "flush ns/read", "flush ns/fault"}));
+    ASSERT_EQ(t.rows.size(), 8U);
+    EXPECT_EQ(t.rows[3], (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "0",
+                                                   "1000", "50000", "40", "1234", "-"}));
+    EXPECT_EQ(t.rows[6][0], "always");
+    EXPECT_EQ(t.rows[6][2], "-"); // the threshold plays no part outside threshold mode
+}
+
+TEST(Experiment, StalenessPlotScriptHasTwoAxesAndAModesPanel) {
+    auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                  {841, 300, 100, 40, 12, 290, 30000, 2});
+    points[7].staleness = {};
+    const auto s = staleness_plot_script(points, "/tmp/s.svg");
+    EXPECT_EQ(
+        s.rfind("set terminal svg size 1200,500 dynamic noenhanced\nset output '/tmp/s.svg'\n", 0),
+        0U)
+        << s;
+    EXPECT_NE(s.find("$threshold << EOD\n0 \"0\" 8 3 841\n1 \"1x\" 65 60 300\n"), std::string::npos)
+        << s;
+    EXPECT_NE(s.find("2 \"never\" NaN NaN 2\nEOD\n"), std::string::npos) << s; // no samples
+    EXPECT_NE(s.find("set multiplot layout 1,2"), std::string::npos) << s;
+    EXPECT_NE(s.find("axes x1y2"), std::string::npos) << s;
+    EXPECT_NE(s.find("set xrange [-0.5:4.5]"), std::string::npos) << s;
+    EXPECT_NE(s.find("set xrange [-0.5:2.5]"), std::string::npos) << s;
+    EXPECT_NE(s.find("set key top center"), std::string::npos) << s; // clear of both curves
+
+    points.resize(5); // threshold mode only: one panel
+    const auto one = staleness_plot_script(points, "s.png");
+    EXPECT_NE(one.find("pngcairo size 800,500"), std::string::npos) << one;
+    EXPECT_NE(one.find("set multiplot layout 1,1"), std::string::npos) << one;
+    EXPECT_EQ(one.find("$modes"), std::string::npos) << one;
+}
+
+TEST(Experiment, GnuplotDrawsTheStalenessFigure) {
+    auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                  {841, 300, 100, 40, 12, 290, 30000, 2});
+    points[7].staleness = {};
+    const testing::TempDir dir;
+    const auto file = dir.path() / "staleness.svg";
+    run_gnuplot(staleness_plot_script(points, file), file);
+    std::ifstream svg(file);
+    std::stringstream text;
+    text << svg.rdbuf();
+    EXPECT_NE(text.str().find("<svg"), std::string::npos);
+    EXPECT_NE(text.str().find(">flushes per run<"), std::string::npos);
+    EXPECT_NE(text.str().find(">never<"), std::string::npos);
 }
 
 TEST(Experiment, ObjstockComparesTheMissRateWithTheSeed) {

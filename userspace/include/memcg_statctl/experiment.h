@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,6 +110,48 @@ std::string_view measure_name(Measure m); // "wall_time" | "guest_instructions"
 double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions);
 // "faults/s" -> "faults per 1e9 guest insns" (the first "/s" dropped).
 std::string per_giga_instructions_unit(std::string_view unit);
+
+// The staleness-versus-cost curve (seed 000's trade-off, recipe `staleness`): flush_threshold
+// = 0, 1x, 4x, 16x and 64x the kernel default in `threshold` mode, beside the other modes.
+inline constexpr std::uint64_t staleness_max_multiple = 64;
+std::vector<std::uint64_t> staleness_threshold_points(std::uint64_t kernel_default);
+
+// Largest and mean staleness over the runs of one variant; runs without a valid sample
+// (every read discarded) count in neither.
+struct StalenessSummary {
+    std::optional<std::int64_t> max_pages{};
+    std::optional<double> mean_pages{};
+};
+StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_t>>& per_run);
+
+// One variant of the `staleness` recipe as measured: a flush_threshold in `threshold` mode,
+// or another flush_mode (times_default unset: the threshold plays no part there).
+struct StalenessPoint {
+    std::string label;                            // "0", "4x", "kernel"
+    std::string mode;                             // flush_mode
+    std::optional<std::uint64_t> times_default{}; // flush_threshold / the kernel default
+    StalenessSummary staleness{};
+    std::uint64_t samples = 0; // kept reads over all runs
+    double reads_per_sec = 0;
+    double faults_per_sec = 0;
+    double flushes_per_run = 0;
+    std::optional<double> flush_ns_per_read{};  // flush.ns_total / stat reads
+    std::optional<double> flush_ns_per_fault{}; // flush.ns_total / page faults
+};
+
+// One row per point. The columns are a list in experiment.cpp: a new per-point figure is
+// one field here and one entry there.
+ExtraTable staleness_table(const std::vector<StalenessPoint>& points);
+
+// Reproduced when, from 0 to 64x in `threshold` mode, the mean staleness rises and the
+// flushes per run fall: a higher threshold trades accuracy for fewer flushes.
+Verdict staleness_verdict(const std::vector<StalenessPoint>& points);
+
+// gnuplot script of the curve: staleness (left axis) and flushes per run (right axis)
+// against the threshold on an index axis (0, 1x, 4x, ...: even steps of a log scale that
+// still shows 0), and a second panel with the other modes when there are any.
+std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
+                                  const std::filesystem::path& file);
 
 struct ExperimentResult {
     std::string name;
