@@ -60,6 +60,7 @@ struct Metric {
     std::string title; // e.g. "page-fault anon"
     std::string unit;  // e.g. "faults/s"
     std::function<double(const RunMeasurement&, int cgroups)> value;
+    bool rate = true; // per second; false: per run (its twin divides by the run's length first)
 };
 
 struct Job {
@@ -209,7 +210,10 @@ public:
                     }
                     if (insns) {
                         auto& twin = res[j][n + k][s.value_index];
-                        twin.samples.push_back(per_giga_instructions(value, m.seconds, *insns));
+                        const double per_second =
+                            job.metrics[k].rate || m.seconds <= 0 ? value : value / m.seconds;
+                        twin.samples.push_back(
+                            per_giga_instructions(per_second, m.seconds, *insns));
                         twin.seconds.push_back(m.seconds); // counters: in the metric's report
                     }
                 }
@@ -495,10 +499,12 @@ using Figure = std::function<std::string(const std::filesystem::path&)>;
 // A count per run of one probe task (ops/s x the measured window): the denominator of the
 // flush cost per operation.
 Metric per_run_count(std::string title, std::string unit, std::size_t task) {
-    return {std::move(title), std::move(unit), [task](const RunMeasurement& m, int /*cgroups*/) {
+    return {std::move(title), std::move(unit),
+            [task](const RunMeasurement& m, int /*cgroups*/) {
                 return task < m.task_ops_per_sec.size() ? m.task_ops_per_sec[task] * m.seconds
                                                         : 0.0;
-            }};
+            },
+            false};
 }
 
 std::optional<double> per_op(std::optional<std::uint64_t> ns, double ops) {
@@ -521,6 +527,11 @@ void measure_point(StalenessPoint& p, const std::vector<ComparisonReport>& repor
     // Means per run over means per run: the summed ns over the summed operations.
     p.flush_ns_per_read = per_op(ns, reports[2].rows[v].summary.mean);
     p.flush_ns_per_fault = per_op(ns, reports[3].rows[v].summary.mean);
+    // The twins (counted runs): reads and faults per 10^9 guest instructions, after the 4.
+    if (reports.size() >= 8) {
+        p.insns_per_read = per_op(1'000'000'000, reports[4].rows[v].summary.mean);
+        p.insns_per_fault = per_op(1'000'000'000, reports[5].rows[v].summary.mean);
+    }
     std::vector<std::optional<std::int64_t>> per_run;
     for (const auto& s : runs) {
         per_run.push_back(s.spread());

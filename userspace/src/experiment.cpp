@@ -375,6 +375,9 @@ const std::vector<StalenessColumn>& staleness_columns() {
          [](const StalenessPoint& p) { return or_dash(p.flush_ns_per_read, "{:.0f}"); }},
         {"flush ns/fault",
          [](const StalenessPoint& p) { return or_dash(p.flush_ns_per_fault, "{:.0f}"); }},
+        {"insns/read", [](const StalenessPoint& p) { return or_dash(p.insns_per_read, "{:.0f}"); }},
+        {"insns/fault",
+         [](const StalenessPoint& p) { return or_dash(p.insns_per_fault, "{:.0f}"); }},
     };
     return columns;
 }
@@ -551,8 +554,11 @@ double per_giga_instructions(double per_second, double seconds, std::uint64_t in
 
 std::string per_giga_instructions_unit(std::string_view unit) {
     std::string u(unit);
-    if (const auto slash = u.find("/s"); slash != std::string::npos) {
-        u.erase(slash, 2);
+    for (const std::string_view per : {"/s", "/run"}) {
+        if (const auto slash = u.find(per); slash != std::string::npos) {
+            u.erase(slash, per.size());
+            break;
+        }
     }
     return u + " per 1e9 guest insns";
 }

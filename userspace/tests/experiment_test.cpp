@@ -273,10 +273,12 @@ TEST(Experiment, StalenessTableHasOneRowPerVariant) {
     EXPECT_EQ(t.header,
               (std::vector<std::string>{"variant", "mode", "x default", "stale max", "stale mean",
                                         "samples", "reads/s", "faults/s", "flushes/run",
-                                        "flush ns/read", "flush ns/fault"}));
+                                        "flush ns/read", "flush ns/fault", "insns/read",
+                                        "insns/fault"}));
     ASSERT_EQ(t.rows.size(), 8U);
-    EXPECT_EQ(t.rows[3], (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "0",
-                                                   "1000", "50000", "40", "1234", "-"}));
+    EXPECT_EQ(t.rows[3],
+              (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "0", "1000",
+                                        "50000", "40", "1234", "-", "-", "-"}));
     EXPECT_EQ(t.rows[6][0], "always");
     EXPECT_EQ(t.rows[6][2], "-"); // the threshold plays no part outside threshold mode
 }
@@ -394,6 +396,7 @@ TEST(Experiment, RatesPerGigaInstructions) {
     EXPECT_EQ(per_giga_instructions_unit("files/s per slab task"),
               "files per slab task per 1e9 guest insns");
     EXPECT_EQ(per_giga_instructions_unit("MiB"), "MiB per 1e9 guest insns");
+    EXPECT_EQ(per_giga_instructions_unit("reads/run"), "reads per 1e9 guest insns");
 }
 
 TEST(Experiment, PlotPaths) {

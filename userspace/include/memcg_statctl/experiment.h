@@ -108,7 +108,7 @@ std::string_view measure_name(Measure m); // "wall_time" | "guest_instructions"
 // A rate (per second) over a window of `seconds` and `instructions`: per 10^9 instructions;
 // 0 when nothing was counted.
 double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions);
-// "faults/s" -> "faults per 1e9 guest insns" (the first "/s" dropped).
+// "faults/s" -> "faults per 1e9 guest insns" (the first "/s" or "/run" dropped).
 std::string per_giga_instructions_unit(std::string_view unit);
 
 // The staleness-versus-cost curve (seed 000's trade-off, recipe `staleness`): flush_threshold
@@ -137,6 +137,10 @@ struct StalenessPoint {
     double flushes_per_run = 0;
     std::optional<double> flush_ns_per_read{};  // flush.ns_total / stat reads
     std::optional<double> flush_ns_per_fault{}; // flush.ns_total / page faults
+    // Guest instructions (all vCPUs) of the window per stat read and per page fault, when
+    // the runs were counted (insn_counter.h).
+    std::optional<double> insns_per_read{};
+    std::optional<double> insns_per_fault{};
 };
 
 // One row per point. The columns are a list in experiment.cpp: a new per-point figure is
