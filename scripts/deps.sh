@@ -7,7 +7,7 @@ PACKAGES=(
 	build-essential gcc-12 make cmake pkg-config kmod cpio gzip xz-utils
 	bc flex bison libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static
-	libcgroup-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
+	libcgroup-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libboost-math-dev
 	gnuplot-nox linux-source-6.1 dkms help2man mokutil
 	bpftrace jq
 )

@@ -34,6 +34,18 @@ std::string libcgroup_error(int ret) {
                : std::string(cgroup_strerror(ret));
 }
 
+int delete_cgroup(const std::string& rel, int flags) {
+    const auto cg = memory_cgroup(rel);
+    // Tasks were killed before; nothing to migrate (and v2 forbids moving them into an
+    // intermediate group anyway).
+    const int ret = cgroup_delete_cgroup_ext(cg.get(), flags | CGFLAG_DELETE_IGNORE_MIGRATION);
+    if (ret == 0) {
+        return 0;
+    }
+    const int err = cgroup_get_last_errno();
+    return err != 0 ? err : EIO;
+}
+
 } // namespace
 
 LibcgroupBackend::LibcgroupBackend() {
@@ -76,15 +88,13 @@ void LibcgroupBackend::create(const std::string& rel) {
 }
 
 int LibcgroupBackend::remove(const std::string& rel) {
-    const auto cg = memory_cgroup(rel);
-    // Tasks were killed before; nothing to migrate (and v2 forbids moving them into an
-    // intermediate group anyway).
-    const int ret = cgroup_delete_cgroup_ext(cg.get(), CGFLAG_DELETE_IGNORE_MIGRATION);
-    if (ret == 0) {
-        return 0;
-    }
-    const int err = cgroup_get_last_errno();
-    return err != 0 ? err : EIO;
+    return delete_cgroup(rel, 0);
+}
+
+int LibcgroupBackend::remove_tree(const std::string& rel) {
+    // libcgroup walks the subtree and removes it bottom-up, stopping at the first group
+    // that cannot go: the contract of remove_tree.
+    return delete_cgroup(rel, CGFLAG_DELETE_RECURSIVE);
 }
 
 void LibcgroupBackend::attach(const std::string& rel, pid_t pid) {

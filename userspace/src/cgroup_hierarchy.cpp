@@ -1,5 +1,7 @@
 #include "memcg_statctl/cgroup_hierarchy.h"
 
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -16,30 +18,31 @@
 namespace memcg_statctl {
 namespace {
 
-// A SIGKILLed task leaves its cgroup asynchronously; rmdir fails with EBUSY until then.
-int remove_with_retry(CgroupBackend& backend, const std::string& rel) {
-    constexpr int attempts = 100;
-    int err = 0;
-    for (int i = 0; i < attempts; ++i) {
-        err = backend.remove(rel);
-        if (err != EBUSY) {
-            break;
+// A killed task leaves its cgroup asynchronously; rmdir fails with EBUSY until then.
+// Tasks with much memory to free take longest: wait up to 3 s for the whole tree. A
+// group already gone (another instance removed the same leftover) counts as removed.
+int remove_tree_waiting(CgroupBackend& backend, const std::string& rel) {
+    using namespace std::chrono_literals;
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (true) {
+        const int err = backend.remove_tree(rel);
+        if (err != EBUSY || std::chrono::steady_clock::now() >= deadline) {
+            return err == ENOENT ? 0 : err;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(10ms);
     }
-    return err;
 }
 
-// All groups below (and including) `dir`, children before parents.
-void collect_post_order(const std::filesystem::path& dir, const std::string& rel,
-                        std::vector<std::string>& out) {
+void kill_listed_tasks(const std::filesystem::path& group_dir) {
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
-            collect_post_order(entry.path(), rel + "/" + entry.path().filename().string(), out);
+    if (!std::filesystem::exists(group_dir / "cgroup.procs", ec)) {
+        return;
+    }
+    for (const auto line : split_lines(read_file(group_dir / "cgroup.procs"))) {
+        if (const auto pid = parse_u64(trim(line)); pid && *pid > 1) {
+            ::kill(static_cast<pid_t>(*pid), SIGKILL);
         }
     }
-    out.push_back(rel);
 }
 
 } // namespace
@@ -59,13 +62,16 @@ void enable_memory_controller(const std::filesystem::path& group_dir) {
 }
 
 void kill_group_tasks(const std::filesystem::path& group_dir) {
-    std::error_code ec;
-    if (!std::filesystem::exists(group_dir / "cgroup.procs", ec)) {
+    if (write_whole_file(group_dir / "cgroup.kill", "1") == 0) {
         return;
     }
-    for (const auto line : split_lines(read_file(group_dir / "cgroup.procs"))) {
-        if (const auto pid = parse_u64(trim(line)); pid && *pid > 1) {
-            ::kill(static_cast<pid_t>(*pid), SIGKILL);
+    // No cgroup.kill (before 5.14), or it refused: one process at a time, which misses a
+    // task forked after its group's list was read.
+    kill_listed_tasks(group_dir);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(group_dir, ec)) {
+        if (entry.is_directory(ec)) {
+            kill_listed_tasks(entry.path());
         }
     }
 }
@@ -79,12 +85,11 @@ CgroupHierarchy::CgroupHierarchy(CgroupBackend& backend, int leaves, int depth, 
         enable_memory_controller(backend_.mount() / base_);
         for (const auto& rel : layout_.intermediates) {
             backend_.create(rel);
-            created_.push_back(rel);
+            top_created_ = true; // the first is the top group, which holds all the others
             enable_memory_controller(backend_.mount() / rel);
         }
         for (const auto& rel : layout_.leaves) {
             backend_.create(rel);
-            created_.push_back(rel);
         }
     } catch (...) {
         destroy();
@@ -101,17 +106,15 @@ void CgroupHierarchy::attach(std::size_t leaf_index, pid_t pid) {
 }
 
 void CgroupHierarchy::destroy() noexcept {
+    if (!top_created_) {
+        return;
+    }
+    top_created_ = false;
     try {
-        for (const auto& rel : layout_.leaves) {
-            kill_group_tasks(backend_.mount() / rel);
-        }
-        while (!created_.empty()) {
-            const auto rel = created_.back();
-            created_.pop_back();
-            if (const int err = remove_with_retry(backend_, rel); err != 0) {
-                fmt::print(std::cerr, "memcg-statctl: warning: cannot remove cgroup {}: {}\n",
-                           (backend_.mount() / rel).string(), std::strerror(err));
-            }
+        kill_group_tasks(top_dir());
+        if (const int err = remove_tree_waiting(backend_, layout_.top); err != 0) {
+            fmt::print(std::cerr, "memcg-statctl: warning: cannot remove cgroup {}: {}\n",
+                       top_dir().string(), std::strerror(err));
         }
     } catch (const std::exception& e) {
         // stdio, not fmt/iostreams: nothing in a noexcept cleanup path may throw.
@@ -138,19 +141,12 @@ std::vector<Leftover> remove_leftover_groups(CgroupBackend& backend,
             continue;
         }
         Leftover left{name, *owner, false, {}};
-        std::vector<std::string> groups;
-        collect_post_order(entry.path(), name, groups);
         try {
-            for (const auto& rel : groups) {
-                kill_group_tasks(backend.mount() / rel);
-            }
-            for (const auto& rel : groups) {
-                if (const int err = remove_with_retry(backend, rel); err != 0) {
-                    throw ToolError(fmt::format("{}: {}", rel, std::strerror(err)));
-                }
-            }
-            left.removed = true;
-        } catch (const ToolError& e) {
+            kill_group_tasks(entry.path());
+            const int err = remove_tree_waiting(backend, name);
+            left.removed = err == 0;
+            left.error = err == 0 ? "" : std::strerror(err);
+        } catch (const std::exception& e) {
             left.error = e.what();
         }
         found.push_back(std::move(left));

@@ -209,6 +209,8 @@ Command add_sweep_command(CLI::App& app, Context& ctx) {
         "sweep", "run a workload or `-- CMD ARGS...` for each value of a knob and compare");
     auto opt = std::make_shared<SweepOptions>();
     sub->add_option("--knob", opt->knob, "the knob to vary")->required();
+    // A plain string, not a vector with CLI11's delimiter(','): CLI11 drops empty items
+    // ("a,,b" would become a,b), and parse_sweep_values rejects them as likely typos.
     sub->add_option("--values", opt->values, "comma-separated values; the first is the baseline")
         ->type_name("a,b,c")
         ->required();

@@ -29,7 +29,7 @@ struct RunOptions {
     std::vector<std::string> command;         // after `--`
     std::string metric;                       // --metric REGEX (commands only)
     std::vector<std::string> observe_cgroups; // --cgroup PATH
-    std::vector<std::string> observe_pids;    // --pid PID[,PID]
+    std::vector<std::string> observe_pids;    // --pid PID[,PID], split at commas by CLI11
     int cgroups = 1;
     int depth = 1;
     int tasks = 1;

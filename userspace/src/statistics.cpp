@@ -5,7 +5,7 @@
 #include <numeric>
 #include <vector>
 
-#include "memcg_statctl/student_t.h"
+#include <boost/math/distributions/students_t.hpp>
 
 namespace memcg_statctl {
 namespace {
@@ -22,6 +22,16 @@ double sample_variance(std::span<const double> xs, double mean) {
 }
 
 } // namespace
+
+double student_t_two_sided_p(double t, double df) {
+    // The complement is computed directly, not as 1 - cdf, so tiny p-values keep their digits.
+    return 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), std::fabs(t)));
+}
+
+double student_t_critical(double df, double confidence) {
+    return boost::math::quantile(
+        boost::math::complement(boost::math::students_t(df), (1 - confidence) / 2));
+}
 
 Summary summarize(std::span<const double> samples) {
     Summary s;
@@ -54,6 +64,11 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
     // Welch-Satterthwaite approximation of the degrees of freedom.
     r.df = (va + vb) * (va + vb) /
            ((va * va / static_cast<double>(sa.n - 1)) + (vb * vb / static_cast<double>(sb.n - 1)));
+    // A NaN or infinite sample (a command may print "nan"), or variances whose squares
+    // underflow, leave no distribution to test against (Boost.Math throws on such a df).
+    if (!std::isfinite(r.t) || !std::isfinite(r.df) || r.df <= 0) {
+        return std::nullopt;
+    }
     r.p_value = student_t_two_sided_p(r.t, r.df);
     r.t_critical = student_t_critical(r.df, 0.95);
     r.significant = std::fabs(r.t) > r.t_critical;

@@ -1,3 +1,7 @@
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/cgroup_hierarchy.h"
@@ -116,6 +120,69 @@ TEST(CgroupLeftovers, RemovesGroupsOfDeadOwnersOnly) {
     EXPECT_EQ(tail, (std::vector<std::string>{"remove memcg-statctl.111/level1/leaf0",
                                               "remove memcg-statctl.111/level1",
                                               "remove memcg-statctl.111"}));
+}
+
+// A child that waits to be killed, standing for a workload task.
+pid_t start_sleeper() {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        while (true) {
+            ::pause();
+        }
+    }
+    return pid;
+}
+
+TEST(CgroupKill, WritesCgroupKillOnceForTheSubtree) {
+    FakeCgroupBackend fake(true);
+    fake.create("g");
+    fake.create("g/leaf");
+    const pid_t child = start_sleeper();
+    ASSERT_GT(child, 0);
+    FakeCgroupBackend::write(fake.mount() / "g/leaf/cgroup.procs", std::to_string(child) + "\n");
+    kill_group_tasks(fake.mount() / "g");
+    EXPECT_EQ(read_file(fake.mount() / "g/cgroup.kill"), "1");
+    EXPECT_EQ(read_file(fake.mount() / "g/leaf/cgroup.kill"), ""); // the kernel's job
+    // The per-task fallback was not taken: nothing signalled the listed task.
+    int status = 0;
+    EXPECT_EQ(::waitpid(child, &status, WNOHANG), 0);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+}
+
+TEST(CgroupKill, WithoutCgroupKillSignalsEveryListedTaskBelow) {
+    FakeCgroupBackend fake; // a kernel before 5.14
+    fake.create("g");
+    fake.create("g/level1");
+    fake.create("g/level1/leaf");
+    const pid_t child = start_sleeper();
+    ASSERT_GT(child, 0);
+    FakeCgroupBackend::write(fake.mount() / "g/level1/leaf/cgroup.procs",
+                             std::to_string(child) + "\n");
+    kill_group_tasks(fake.mount() / "g");
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGKILL);
+    EXPECT_FALSE(std::filesystem::exists(fake.mount() / "g/cgroup.kill")); // not created
+    kill_group_tasks(fake.mount() / "no_such_group");                      // nothing to do
+}
+
+TEST(CgroupKill, HierarchyAndLeftoversRemovedWithCgroupKill) {
+    FakeCgroupBackend fake(true);
+    const auto root = fake.mount();
+    fake.create("memcg-statctl.111");
+    fake.create("memcg-statctl.111/leaf0");
+    {
+        const CgroupHierarchy h(fake, 2, 2, 99);
+        const auto left = remove_leftover_groups(fake, [](pid_t pid) { return pid == 99; });
+        ASSERT_EQ(left.size(), 1U);
+        EXPECT_TRUE(left[0].removed) << left[0].error;
+        EXPECT_EQ(read_file(h.top_dir() / "cgroup.kill"), ""); // a live run is left alone
+    }
+    EXPECT_FALSE(std::filesystem::exists(root / "memcg-statctl.111"));
+    EXPECT_FALSE(std::filesystem::exists(root / "memcg-statctl.99"));
+    EXPECT_EQ(fake.log.back(), "remove memcg-statctl.99");
 }
 
 TEST(CgroupLeftovers, ProcessAlive) {

@@ -24,6 +24,10 @@ public:
     virtual void create(const std::string& rel) = 0;
     // Returns 0 or an errno (EBUSY while dying tasks still leave the group).
     virtual int remove(const std::string& rel) = 0;
+    // Removes `rel` and every group below it, children first (a user's command may have
+    // made groups of its own). Returns 0 or the errno of the first group that could not
+    // go; the groups removed before it stay removed, so a retry carries on from there.
+    virtual int remove_tree(const std::string& rel) = 0;
     virtual void attach(const std::string& rel, pid_t pid) = 0;
 };
 
@@ -36,6 +40,7 @@ public:
     std::filesystem::path mount() const override { return mount_; }
     void create(const std::string& rel) override;
     int remove(const std::string& rel) override;
+    int remove_tree(const std::string& rel) override;
     void attach(const std::string& rel, pid_t pid) override;
 
 private:

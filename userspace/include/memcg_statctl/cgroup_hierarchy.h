@@ -19,7 +19,10 @@ namespace memcg_statctl {
 // children get memory.* files. libcgroup 2.0.2 does not do this for the v2 root.
 void enable_memory_controller(const std::filesystem::path& group_dir);
 
-// SIGKILLs every process listed in `group_dir/cgroup.procs` (missing file: nothing).
+// Kills every task in `group_dir` and the groups below it (missing group: nothing).
+// Writes "1" to its cgroup.kill (Linux 5.14+), which the kernel applies to the whole
+// subtree at once, tasks forked meanwhile included; without that file, SIGKILLs each
+// process listed in the cgroup.procs files of the subtree.
 void kill_group_tasks(const std::filesystem::path& group_dir);
 
 class CgroupHierarchy {
@@ -39,15 +42,16 @@ public:
     std::filesystem::path top_dir() const { return backend_.mount() / layout_.top; }
     void attach(std::size_t leaf_index, pid_t pid);
 
-    // Kills tasks still in the leaves, then removes the groups bottom-up. Idempotent;
-    // failures are reported on stderr (it runs from destructors).
+    // Kills tasks still in the groups, then removes them bottom-up. Idempotent; failures
+    // are reported on stderr (it runs from destructors).
     void destroy() noexcept;
 
 private:
     CgroupBackend& backend_;
     std::string base_;
     CgroupLayout layout_;
-    std::vector<std::string> created_; // in creation order: parents before children
+    // The top group was made by this object: it and all below it are ours to remove.
+    bool top_created_ = false;
 };
 
 bool process_alive(pid_t pid);

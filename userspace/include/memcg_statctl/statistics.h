@@ -1,4 +1,5 @@
-// Descriptive statistics and Welch's t-test for comparing runs of a sweep.
+// Descriptive statistics and Welch's t-test for comparing runs of a sweep. The Student t
+// distribution comes from Boost.Math, whose quantiles hold for the fractional df of Welch.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +25,15 @@ struct WelchResult {
     bool significant = false; // |t| > t_critical, i.e. p < 0.05
 };
 
-// nullopt when a side has fewer than 2 samples or both variances are 0 (no test is
-// possible; equal constant samples are reported as not significant by the caller).
+// Two-sided p-value: P(|T| >= |t|) for T ~ Student t with df > 0 degrees of freedom.
+double student_t_two_sided_p(double t, double df);
+
+// The t with P(|T| <= t) = confidence, e.g. 0.95 -> 2.228 for df = 10.
+double student_t_critical(double df, double confidence = 0.95);
+
+// nullopt when a side has fewer than 2 samples, both variances are 0 or a sample is not
+// finite (no test is possible; equal constant samples are reported as not significant by
+// the caller).
 std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<const double> b);
 
 // 100 * (value - baseline) / baseline; nullopt when baseline is 0.
