@@ -44,10 +44,10 @@ struct ExperimentOptions {
     bool list = false;
     int runs = 5;
     double duration = 2;
-    std::string dir = "/var/tmp"; // refault and readtwice files (a block-device fs)
+    std::string dir = "/var/tmp";          // refault and readtwice files (a block-device fs)
     std::optional<std::uint64_t> size_mib; // refault / readtwice file size; per recipe when unset
-    std::string json;             // default experiment-NAME.json
-    std::string plot;             // default experiment-NAME.svg
+    std::string json;                      // default experiment-NAME.json
+    std::string plot;                      // default experiment-NAME.svg
 };
 
 struct Variant {
@@ -143,8 +143,7 @@ public:
     // runs are counted, else metric k itself (run() puts the twins after the metrics).
     static const ComparisonReport& decisive(const std::vector<ComparisonReport>& job_reports,
                                             std::size_t k, std::size_t metrics) {
-        return job_reports.size() >= 2 * metrics ? job_reports.at(metrics + k)
-                                                 : job_reports.at(k);
+        return job_reports.size() >= 2 * metrics ? job_reports.at(metrics + k) : job_reports.at(k);
     }
     void set_fixed(const std::string& knob, const std::string& value) {
         restorers_.write(knob, value);
@@ -838,8 +837,8 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     for (std::size_t i = 0; i < r.reports.size(); ++i) {
         // A twin report (per 1e9 guest insns) has its metric's workload: tell the files apart.
         const bool twin = r.reports[i].metric.ends_with(per_giga_instructions_unit(""));
-        const auto plot = plot_path_for(plot_file, i, plots,
-                                        r.reports[i].workload + (twin ? " insns" : ""));
+        const auto plot =
+            plot_path_for(plot_file, i, plots, r.reports[i].workload + (twin ? " insns" : ""));
         draw(ctx, plot, [&] { write_plot(r.reports[i], plot); });
     }
     if (figure) {

@@ -24,9 +24,8 @@ std::string pct(const std::optional<double>& v) {
 // The significance and the spread the figure rests on: Welch's p and the row's run-to-run
 // standard deviation relative to its mean.
 std::string pval(const ComparisonRow& row) {
-    auto text = row.p_value
-                    ? fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "")
-                    : std::string("p n/a");
+    auto text = row.p_value ? fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "")
+                            : std::string("p n/a");
     if (row.summary.n >= 2 && row.summary.mean != 0) {
         text += fmt::format(", sd {:.1f}%", 100 * row.summary.stddev / std::abs(row.summary.mean));
     }

@@ -168,7 +168,10 @@ void TextOutput::run(const RunReport& r) {
     if (r.workload == "command") {
         std::string argv;
         for (const auto& a : r.parameters["command"]) {
-            argv += (argv.empty() ? "" : " ") + a.get<std::string>();
+            if (!argv.empty()) {
+                argv += ' ';
+            }
+            argv += a.get<std::string>();
         }
         fmt::print(out_, "command `{}`:{} ({:.2f} s)\n", argv, params, res.seconds);
         TextTable copies({Align::left, Align::right});

@@ -1,11 +1,11 @@
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include "memcg_statctl/exit_code.h"
 #include "memcg_statctl/insn_counter.h"
