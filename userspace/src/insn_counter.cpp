@@ -1,5 +1,6 @@
 #include "memcg_statctl/insn_counter.h"
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -87,8 +88,8 @@ std::unique_ptr<InsnCounter> InsnCounter::from_environment() {
 // for this marker's.
 void InsnCounter::drain() {
     pending_.clear();
-    char buf[256];
-    while (::read(fd_, buf, sizeof(buf)) > 0) {
+    std::array<char, 256> buf{};
+    while (::read(fd_, buf.data(), buf.size()) > 0) {
     }
 }
 
@@ -114,10 +115,10 @@ std::string InsnCounter::read_line() {
             throw ToolError(fmt::format("poll {}: {}", tty_, std::strerror(errno)));
         }
         if (n > 0) {
-            char buf[256];
-            const auto got = ::read(fd_, buf, sizeof(buf));
+            std::array<char, 256> buf{};
+            const auto got = ::read(fd_, buf.data(), buf.size());
             if (got > 0) {
-                pending_.append(buf, static_cast<std::size_t>(got));
+                pending_.append(buf.data(), static_cast<std::size_t>(got));
             }
         }
     }
