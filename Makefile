@@ -94,5 +94,5 @@ clean:
 		Module.symvers modules.order
 	rm -rf .tmp_versions
 
-# Installation, DKMS and signing targets (issue: install like a real module).
+# Installation, DKMS and signing targets: install like any out-of-tree module.
 -include scripts/install.mk
