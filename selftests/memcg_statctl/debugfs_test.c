@@ -22,7 +22,7 @@ static const char *const foundation_counters[] = {
 	"flush.requests", "flush.performed", "flush.periodic",
 };
 
-/* Every counter this version of the module exports (module/ABI.md, `stats`). */
+/* Every counter this module version exports (ABI.md, `stats`). */
 static const char *const known_counters[] = {
 	"flush.requests", "flush.performed", "flush.skipped",
 	"flush.periodic", "flush.async", "flush.async_queued",
