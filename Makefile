@@ -24,9 +24,9 @@ help:
 	@echo "                           TESTS=\"NAME...\" runs only those selftest programs"
 	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
 	@echo "make checkpatch            scripts/checkpatch.pl on module/"
-	@echo "make check                 deps, unit, checkpatch, vmtest 6.1 6.12 7.3, DKMS and install"
-	@echo "                           checks, a short experiment in guest instructions,"
-	@echo "                           readme-check (about 50 minutes)"
+	@echo "make check                 deps, unit, cited paths, checkpatch, vmtest 6.1 6.12 7.3,"
+	@echo "                           DKMS and install checks, a short experiment in guest"
+	@echo "                           instructions, readme-check (about 55 minutes)"
 	@echo "make demo                  boot the 6.1 guest and show the tool at work"
 	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
 	@echo "make experiment NAME=...   a seed experiment in the guest (update-flush, reader-flush,"
@@ -65,6 +65,7 @@ readme-check: userspace
 check:
 	$(MAKE) deps
 	$(MAKE) unit
+	scripts/doc-paths-check.sh
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
 	$(MAKE) vmtest KVER=6.12

@@ -13,7 +13,7 @@
  * (see the turn-taking test for why not 8).
  *
  * Every test SKIPs when the counters (or the stock_hooks switch) it needs
- * are not in this module/kernel.
+ * are not in this module or kernel.
  */
 #define _GNU_SOURCE
 
