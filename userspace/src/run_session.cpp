@@ -40,16 +40,19 @@ MemoryStat read_run_memory_stat(const CgroupHierarchy& hierarchy) {
     return sum;
 }
 
-// `items`: --pid values as CLI11 split them at commas.
-std::vector<pid_t> parse_pids(const std::vector<std::string>& items) {
+// Split here, not by CLI11's delimiter(','), which drops empty items: "1,,2" is a likely
+// typo and rejected, as `sweep --values` rejects "a,,b".
+std::vector<pid_t> parse_pids(const std::vector<std::string>& lists) {
     std::vector<pid_t> pids;
-    for (const auto& item : items) {
-        const auto v = parse_u64(item);
-        if (!v || *v == 0 || *v > 0x3fffffff) {
-            throw ToolError(ExitCode::usage,
-                            fmt::format("--pid must be process ids (got '{}')", item));
+    for (const auto& list : lists) {
+        for (const auto& item : split_commas(list)) {
+            const auto v = parse_u64(item);
+            if (!v || *v == 0 || *v > 0x3fffffff) {
+                throw ToolError(ExitCode::usage,
+                                fmt::format("--pid must be process ids (got '{}')", item));
+            }
+            pids.push_back(static_cast<pid_t>(*v));
         }
-        pids.push_back(static_cast<pid_t>(*v));
     }
     return pids;
 }
@@ -101,8 +104,7 @@ void add_observe_options(CLI::App& sub, RunOptions& o) {
         ->type_name("PATH");
     sub.add_option("--pid", o.observe_pids,
                    "measure running processes (their cgroups) for --duration; starts nothing")
-        ->type_name("PID[,PID]")
-        ->delimiter(',');
+        ->type_name("PID[,PID]");
 }
 
 RunSession::RunSession(const Context& ctx, RunOptions options)

@@ -156,6 +156,10 @@ TEST(RunCli, KindsOfRunAreExclusive) {
     EXPECT_EQ(r.err, "memcg-statctl: --warmup must be >= 0\n");
     r = cli.run({"run", "--pid", "12x"});
     EXPECT_EQ(r.code, 2);
+    // An empty item is a typo, as in `sweep --values`, not a list of one pid.
+    r = cli.run({"run", "--pid", "1,,2"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--pid must be process ids (got '')"), std::string::npos) << r.err;
     // Only run and sweep take a command.
     r = cli.run({"status", "--", "true"});
     EXPECT_EQ(r.code, 2);
