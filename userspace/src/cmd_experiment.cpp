@@ -297,10 +297,6 @@ std::unique_ptr<Workload> workload(const std::string& name, const std::string& m
     return make_workload(o);
 }
 
-std::string fmt_opt(const std::optional<double>& v, const char* spec = "{:.1f}") {
-    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
-}
-
 std::optional<double> derived_value(const ComparisonRow& row, std::string_view name) {
     for (const auto& d : row.derived) {
         if (d.name == name) {
@@ -341,14 +337,12 @@ void update_flush(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentRes
 
 void reader_flush(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r) {
     const auto dir = opt.dir;
-    // Small: a cycle (reclaim, then read back) must fit several times into a run, or a
-    // run's count depends on where the window cut the cycle (32 MiB took 2-4 s in
-    // the 8-vCPU TCG guest: whole runs saw no read at all).
+    // A refault cycle (reclaim, then read back) costs far more per page in its first half
+    // than in its second, so a run must hold many cycles or its figure depends on where
+    // the window cut the last one: a small file (32 MiB took 2-4 s a cycle in the 8-vCPU
+    // TCG guest, and whole runs saw no read at all) and a longer run.
     const auto size = opt.size_mib.value_or(4);
     std::vector<Job> jobs{
-        // A cycle (reclaim, then read back) costs far more per page in its first half
-        // than in its second: a window must hold many cycles, or its figure depends on
-        // where it cut the last one.
         {.make = [dir, size] { return workload("refault", "anon", dir, size); },
          .metrics = {{"refault", "pages/s", total}},
          .collect = {},
@@ -474,7 +468,7 @@ void flush_threshold(Experiment& e, const ExperimentOptions& /*opt*/, Experiment
             fmt::format("{:g}", static_cast<double>(p.threshold) / static_cast<double>(def)),
             fmt::format("{:.0f}", row.summary.mean),
             fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
-            fmt::format("{:.0f}", p.flushes_per_run), fmt_opt(p.ns_per_flush, "{:.0f}"),
+            fmt::format("{:.0f}", p.flushes_per_run), format_or_dash(p.ns_per_flush, "{:.0f}"),
             p.staleness_pages ? std::to_string(*p.staleness_pages) : std::string("-"),
             std::to_string(bound), std::to_string(p.samples), std::to_string(discarded),
             std::to_string(p.max_bracket_pages)});
@@ -656,9 +650,9 @@ void objstock(Experiment& e, const ExperimentOptions& /*opt*/, ExperimentResult&
             return v ? std::to_string(*v) : std::string("-");
         };
         t.rows.push_back({row.value, get("objcg_vmstat.flushes"), get("objcg_vmstat.updates"),
-                          fmt_opt(derived_value(row, "objcg_vmstat_miss_pct")),
-                          fmt_opt(derived_value(row, "obj_stock_hit_pct")),
-                          fmt_opt(derived_value(row, "charge_stock_hit_pct"))});
+                          format_or_dash(derived_value(row, "objcg_vmstat_miss_pct"), "{:.1f}"),
+                          format_or_dash(derived_value(row, "obj_stock_hit_pct"), "{:.1f}"),
+                          format_or_dash(derived_value(row, "charge_stock_hit_pct"), "{:.1f}")});
     }
     r.extra.push_back(t);
     r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
@@ -697,8 +691,8 @@ void readtwice(Experiment& e, const ExperimentOptions& opt, ExperimentResult& r)
         const auto& row = reports[0].rows[i];
         t.rows.push_back({row.value, fmt::format("{:.0f}", row.summary.mean),
                           fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
-                          fmt_opt(derived_value(row, "charge_stock_hit_pct")),
-                          fmt_opt(derived_value(row, "obj_stock_hit_pct"))});
+                          format_or_dash(derived_value(row, "charge_stock_hit_pct"), "{:.1f}"),
+                          format_or_dash(derived_value(row, "obj_stock_hit_pct"), "{:.1f}")});
     }
     r.extra.push_back(t);
     r.parameters.emplace_back(

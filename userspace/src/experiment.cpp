@@ -339,10 +339,6 @@ StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_
 
 namespace {
 
-std::string or_dash(const std::optional<double>& v, const char* spec) {
-    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
-}
-
 struct StalenessColumn {
     const char* header;
     std::string (*cell)(const StalenessPoint&);
@@ -363,7 +359,7 @@ const std::vector<StalenessColumn>& staleness_columns() {
              return m ? std::to_string(*m) : std::string("-");
          }},
         {"stale mean",
-         [](const StalenessPoint& p) { return or_dash(p.staleness.mean_pages, "{:.1f}"); }},
+         [](const StalenessPoint& p) { return format_or_dash(p.staleness.mean_pages, "{:.1f}"); }},
         {"samples", [](const StalenessPoint& p) { return std::to_string(p.samples); }},
         {"reads/s", [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.reads_per_sec); }},
         {"faults/s",
@@ -371,12 +367,13 @@ const std::vector<StalenessColumn>& staleness_columns() {
         {"flushes/run",
          [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.flushes_per_run); }},
         {"flush ns/read",
-         [](const StalenessPoint& p) { return or_dash(p.flush_ns_per_read, "{:.0f}"); }},
+         [](const StalenessPoint& p) { return format_or_dash(p.flush_ns_per_read, "{:.0f}"); }},
         {"flush ns/fault",
-         [](const StalenessPoint& p) { return or_dash(p.flush_ns_per_fault, "{:.0f}"); }},
-        {"insns/read", [](const StalenessPoint& p) { return or_dash(p.insns_per_read, "{:.0f}"); }},
+         [](const StalenessPoint& p) { return format_or_dash(p.flush_ns_per_fault, "{:.0f}"); }},
+        {"insns/read",
+         [](const StalenessPoint& p) { return format_or_dash(p.insns_per_read, "{:.0f}"); }},
         {"insns/fault",
-         [](const StalenessPoint& p) { return or_dash(p.insns_per_fault, "{:.0f}"); }},
+         [](const StalenessPoint& p) { return format_or_dash(p.insns_per_fault, "{:.0f}"); }},
     };
     return columns;
 }
@@ -391,7 +388,7 @@ const StalenessPoint* point_at(const std::vector<StalenessPoint>& points, std::u
 }
 
 std::string mean_pages_text(const StalenessPoint& p) {
-    return or_dash(p.staleness.mean_pages, "{:.0f}");
+    return format_or_dash(p.staleness.mean_pages, "{:.0f}");
 }
 
 // gnuplot reads NaN as a missing value: the point is left out, the script still runs.

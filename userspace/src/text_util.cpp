@@ -76,6 +76,10 @@ std::optional<double> parse_double(std::string_view s) {
     return value;
 }
 
+std::string format_or_dash(const std::optional<double>& v, const char* spec) {
+    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
 std::vector<std::string> split_commas(std::string_view s) {
     std::vector<std::string> items;
     std::size_t pos = 0;

@@ -54,6 +54,12 @@ TEST(TextUtil, ClosestNamesPreferSwapsAndInsertions) {
     EXPECT_TRUE(closest_names("abc", names).empty());
 }
 
+TEST(TextUtil, FormatOrDash) {
+    EXPECT_EQ(format_or_dash(98.4375, "{:.1f}"), "98.4");
+    EXPECT_EQ(format_or_dash(1234.6, "{:.0f}"), "1235");
+    EXPECT_EQ(format_or_dash(std::nullopt, "{:.1f}"), "-");
+}
+
 TEST(TextUtil, SplitCommasKeepsEmptyItems) {
     EXPECT_EQ(split_commas("a,b,c"), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(split_commas("a,,c"), (std::vector<std::string>{"a", "", "c"}));

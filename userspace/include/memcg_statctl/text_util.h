@@ -24,6 +24,9 @@ std::optional<std::uint64_t> parse_u64(std::string_view s);
 // Whole-string decimal double (for option values such as knob sweep points).
 std::optional<double> parse_double(std::string_view s);
 
+// `v` formatted with the fmt `spec` (e.g. "{:.1f}"), or "-" for a missing figure in a table.
+std::string format_or_dash(const std::optional<double>& v, const char* spec);
+
 // Splits "a,b,c" into its items; empty items are kept so callers can reject them.
 std::vector<std::string> split_commas(std::string_view s);
 
