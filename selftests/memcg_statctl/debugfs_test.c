@@ -107,7 +107,7 @@ static int test_files_and_modes(void)
 	bad += check_mode("hooks", 0400, true);
 	bad += check_mode("stats", 0400, true);
 	bad += check_mode("reset", 0200, true);
-	/* knobs of later issues: checked when present */
+	/* knobs added after the first ABI: checked when present */
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		bad += check_mode(knobs[i], 0600, false);
 	/* reset is write-only even for root in the sense of having no read op */
