@@ -396,7 +396,7 @@ static int test_threshold(void)
 	const uint64_t T = 8192, slack = CHARGE_BATCH * online_cpus();
 	size_t pages = SMALL_PAGES, big = BIG_PAGES;
 	int steps = 400, i, bad = 0, r;
-	uint64_t u0, u, ub, p0, p, anon, sk0, sk1;
+	uint64_t ua, u0, u, ub, p0, p, anon, sk0, sk1;
 	struct child c;
 	char cg[256], tv[32];
 
@@ -451,9 +451,10 @@ static int test_threshold(void)
 	 * nor after T + slack (slack = MEMCG_CHARGE_BATCH * nr_cpus), and
 	 * must show every page faulted so far. Updates from the rest of the
 	 * system land at any time, and one slab update can be thousands of
-	 * bytes, so "too early" is judged on the count after the read and
-	 * "too late" on the count before it: the read's decision saw a count
-	 * between the two.
+	 * bytes, so every bound is taken on the safe side: "too early" on
+	 * the largest count the read can have seen (after the read, from
+	 * before arming), "too late" on the smallest (before the read, from
+	 * after arming).
 	 */
 	snprintf(tv, sizeof(tv), "%" PRIu64, T);
 	if (cg_create_leaf("threshold_mid", cg, sizeof(cg)))
@@ -461,14 +462,18 @@ static int test_threshold(void)
 	r = child_start(&c, cg, step_faulter, &steps);
 	if (!r)
 		r = child_wait_ready(&c, 10000);
-	/* arming threshold mode (again) restarts the pending count */
+	/*
+	 * Arming threshold mode (again) restarts the pending count at a base
+	 * between ua (read before) and u0 (read after), so a read's pending
+	 * count is at most (now - ua) and at least (now - u0).
+	 */
 	if (!r)
 		r = knob_set("flush_mode", "kernel") ?:
 		    knob_set("flush_threshold", tv) ?:
-		    knob_set("flush_mode", "threshold");
-	if (!r)
-		r = stat_get("stat_updates.amount", &u0) ?:
-		    stat_get("flush.performed", &p0);
+		    stat_get("stat_updates.amount", &ua) ?:
+		    knob_set("flush_mode", "threshold") ?:
+		    stat_get("flush.performed", &p0) ?:
+		    stat_get("stat_updates.amount", &u0);
 	for (i = 1; !r && i <= steps; i++) {
 		r = child_release(&c) ?: child_wait_ready(&c, 10000) ?:
 		    stat_get("stat_updates.amount", &ub);
@@ -479,7 +484,7 @@ static int test_threshold(void)
 		    stat_get("flush.performed", &p);
 		if (r)
 			break;
-		u -= u0;
+		u -= ua;
 		ub -= u0;
 		if (p != p0) {
 			diag("threshold %" PRIu64 ": first flush at step %d, "
