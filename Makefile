@@ -48,32 +48,32 @@ deps:
 	scripts/deps.sh
 
 checkpatch:
-	scripts/ksft-headers.sh
+	scripts/kernels/ksft-headers.sh
 	$(CHECKPATCH) --no-tree --strict --quiet --ignore $(CHECKPATCH_IGNORE) \
 		-f module/*.c module/*.h module/*.S
 
 # The module build of `check` is against the guest kernel's Debian headers
 # (the host's own kernel may have none); vmtest does it before booting.
 vmtest:
-	MCS_TESTS="$(TESTS)" scripts/vmtest.sh $(KVER)
+	MCS_TESTS="$(TESTS)" scripts/vm/vmtest.sh $(KVER)
 
 # The README's "Installing on a test machine", word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
 readme-check: userspace
-	scripts/readme-check.sh 6.1
+	scripts/checks/readme-check.sh 6.1
 
 check:
 	$(MAKE) deps
 	$(MAKE) unit
-	scripts/doc-paths-check.sh
+	scripts/checks/doc-paths-check.sh
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
 	$(MAKE) vmtest KVER=6.12
 	$(MAKE) vmtest KVER=7.3
-	scripts/dkms-check.sh 6.1
-	scripts/dkms-check.sh 6.12
-	scripts/install-check.sh 6.1
-	scripts/experiment-check.sh 6.1
+	scripts/checks/dkms-check.sh 6.1
+	scripts/checks/dkms-check.sh 6.12
+	scripts/checks/install-check.sh 6.1
+	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
 
 demo: deps
@@ -87,7 +87,7 @@ experiment: deps
 
 # The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
 bench: deps
-	scripts/bench.sh $(KVER)
+	scripts/bench/bench.sh $(KVER)
 
 clean:
 	rm -rf $(BUILD)

@@ -9,9 +9,9 @@ work=$MCS_BUILD/demo-$kver
 mkdir -p "$work"
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||
 	die "build the tool first: make userspace"
-"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/job-demo.sh" \
+"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/vm/job-demo.sh" \
 	"$work/initramfs.cpio.gz"
-"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
+"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
 	"$work/console.log" >/dev/null
 # The job's own output, without the kernel log and the file block.
 console_job_output "$work/console.log"

@@ -50,7 +50,7 @@ job=$work/job-$name.sh
 	echo "EXP_ARGS='$args'"
 	[ "$count_insns" = 1 ] && echo "EXP_INSN_TTY='/dev/ttyS1'"
 	grep -v -e '^#!' -e '^EXP_NAME=' -e '^EXP_ARGS=' -e '^EXP_INSN_TTY=' \
-		"$MCS_ROOT/scripts/job-experiment.sh"
+		"$MCS_ROOT/scripts/vm/job-experiment.sh"
 } >"$job"
 # Debian's /usr/bin/gnuplot is an alternatives symlink, which the initramfs
 # would carry as a dangling link: offer guest-stage.sh the real binary.
@@ -61,7 +61,7 @@ if gp=$(command -v gnuplot); then
 fi
 # ext4 checksums its metadata with crc32c, a module it does not depend on.
 MCS_GUEST_KMODS="loop ext4 zram crc32c_generic" \
-	"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$job" "$work/initramfs-$name.cpio.gz"
+	"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$job" "$work/initramfs-$name.cpio.gz"
 log="$work/console-$name.log"
 results=$MCS_BUILD/experiments/$name
 qemu_extra=
@@ -76,7 +76,7 @@ if [ "$count_insns" = 1 ]; then
 fi
 booted=0
 MCS_VM_SMP=$cpus MCS_VM_QEMU_EXTRA=$qemu_extra \
-	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
+	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
 	>/dev/null || booted=$?
 console_job_output "$log"
 # job-experiment.sh sends its result files even when the experiment failed.

@@ -26,7 +26,7 @@ kernel_suite() {
 # Files from a guest. The guest has no file system shared with the host: its
 # only disk is the initramfs, in RAM and gone at power-off, and QEMU gives it
 # no disk, 9p or network. So a guest job sends files with mcs-send-files
-# (scripts/guest-send-files.sh, in every initramfs guest-stage.sh builds): a
+# (scripts/vm/guest-send-files.sh, in every initramfs guest-stage.sh builds): a
 # gzip-compressed tar in base64 between marker lines on the serial console,
 # which vm-boot.sh keeps in the console log.
 #

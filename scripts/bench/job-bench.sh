@@ -1,12 +1,12 @@
 #!/bin/sh
-# /job.sh of `make bench` (scripts/bench.sh): in one boot, with one vCPU,
+# /job.sh of `make bench` (scripts/bench/bench.sh): in one boot, with one vCPU,
 # run every workload under every configuration, R rounds interleaved (the
 # order of the configurations rotates by one each round). Each run of
 # /usr/bin/mcs-bench executes K+1 markers; the host pairs the plugin's counts
 # with the lines "BENCHRUN cfg=C rep=R BENCH ..." printed here, in order.
 # In round 1 the events each configuration counted are printed per
 # operation ("BENCHHITS cfg=C wl=W NAME PER-OP").
-# Parameters come from /bench/params (written by scripts/bench.sh):
+# Parameters come from /bench/params (written by scripts/bench/bench.sh):
 #   ROUNDS CONFIGS WORKLOADS N_<workload> K WARMUP, FLUSH_HOOKS (1: the
 #   module has the flush_hooks parameter).
 # Configurations: absent off stock flush update default kprobe bpftrace,

@@ -38,7 +38,7 @@ EOT
 	mkdir -p "$B/qemu-src" "$hdr_dir"
 	# The installed version; if the archive has moved on, its current 7.2.
 	(
-		cd "$B/qemu-src"
+		cd "$B/qemu-src" || exit 1
 		apt-get source --download-only -q "qemu=$qemu_src" ||
 			apt-get source --download-only -q qemu
 	) 2>&1 | { grep -v '^W: Download is performed unsandboxed' >&2 || true; }

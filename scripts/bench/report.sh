@@ -170,6 +170,6 @@ END {
 		}
 	}
 	emit("")
-	emit("Rerun: `make bench` (or `scripts/bench.sh 6.1`).")
+	emit("Rerun: `make bench` (or `scripts/bench/bench.sh 6.1`).")
 	exit fails ? 1 : 0
 }'

@@ -10,7 +10,7 @@
 # Environment: MEMCG_STATCTL (the tool, default /usr/bin/memcg-statctl),
 # MEMCG_STATCTL_KO (the module file, to reload it after the unload test),
 # MCS_PEER_KO (the IPMODIFY peer module of oracle_test, default
-# /lib/mcs_ipmodify_peer.ko, where scripts/guest-stage.sh puts it).
+# /lib/mcs_ipmodify_peer.ko, where scripts/vm/guest-stage.sh puts it).
 #
 # Under QEMU TCG, ftrace patching a function that another vCPU runs hot
 # stalls TCG (see reload_test.c). So no hook is attached or detached while a

@@ -11,7 +11,7 @@
 # of our code is loaded; the console log of that boot is kept as LOG.1). Under TCG the CPU is `max` without LA57:
 # QEMU 7.2's 5-level paging emulation double-faults 6.12 early in boot.
 # Exit: 0 the guest finished (printed its DONE marker), 1 it did not.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: vm-boot.sh KVER INITRAMFS LOG}
 initrd=$2

@@ -10,13 +10,13 @@
 # run depmod for a kernel this host does not have.
 #
 # Output: TAP 13 lines; the exit status is non-zero when any check fails.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: dkms-check.sh KVER}
 name=memcg-statctl
 TAP_NAME="dkms-check $kver"
-# shellcheck source=scripts/tap.sh
-source "$MCS_ROOT/scripts/tap.sh"
+# shellcheck source=scripts/checks/tap.sh
+source "$MCS_ROOT/scripts/checks/tap.sh"
 # dkms is run outside make's environment (make would pass its flags on).
 run_make() { make --no-print-directory -C "$MCS_ROOT" "$@" >&2; }
 
@@ -35,7 +35,7 @@ check "dkms is installed ($(dpkg-query -W -f='${Version}' dkms 2>/dev/null))" \
 command -v dkms >/dev/null || finish
 
 # The headers (idempotent: unpacked once, the .env refreshed).
-"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver" >&2 || { notok "kernel-fetch.sh $kver"; finish; }
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver" >&2 || { notok "kernel-fetch.sh $kver"; finish; }
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 ver=$(sed -n 's/^#define[[:space:]]\{1,\}MCS_VERSION[[:space:]]\{1,\}"\([^"]*\)".*/\1/p' \

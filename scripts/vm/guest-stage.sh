@@ -2,24 +2,24 @@
 # guest-stage.sh KVER JOB OUT.cpio.gz: build everything a guest run needs for
 # kernel KVER (fetch the kernel, build the module and the selftests) and pack
 # the initramfs with JOB as /job.sh. Used by vmtest.sh, demo and experiments.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: guest-stage.sh KVER JOB OUT}
 job=$2
 out=$3
 
-"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
-ko=$("$MCS_ROOT/scripts/module-build.sh" "$kver")
-"$MCS_ROOT/scripts/ksft-headers.sh"
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
+ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
+"$MCS_ROOT/scripts/kernels/ksft-headers.sh"
 make -s -C "$MCS_ROOT/selftests/memcg_statctl" \
 	OUTPUT="$MCS_BUILD/selftests" KSFT_INC="$MCS_BUILD/ksft" >&2
 
 files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
 # The guest shares no file system with the host: a job sends files back over
 # the console with mcs-send-files (console_receive_files in lib.sh on the host).
-files+=("$MCS_ROOT/scripts/guest-send-files.sh=/usr/bin/mcs-send-files")
+files+=("$MCS_ROOT/scripts/vm/guest-send-files.sh=/usr/bin/mcs-send-files")
 # The selftests' helper modules, in /lib beside the module.
-for peer in $("$MCS_ROOT/scripts/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer"); do
+for peer in $("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer"); do
 	files+=("$peer=/lib/$(basename "$peer")")
 done
 tool=$MCS_BUILD/userspace/memcg-statctl
@@ -31,4 +31,4 @@ command -v gnuplot >/dev/null &&
 	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")
 # ext4 needs crc32c through a soft dependency modprobe does not follow.
 MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram crc32c_generic"} \
-	"$MCS_ROOT/scripts/initramfs.sh" "$out" "$job" "$kver" "${files[@]}"
+	"$MCS_ROOT/scripts/vm/initramfs.sh" "$out" "$job" "$kver" "${files[@]}"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Extract the kselftest headers and checkpatch from Debian's linux-source
 # package into build/ (they are not copied into the repository).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1)
 [ -n "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz: run 'make deps'"

@@ -4,22 +4,22 @@
 # fail on any failed or missing test or a kernel log that shows a bug.
 # MCS_TESTS="NAME..." runs only those programs of the suite (make vmtest
 # TESTS=...), for working on one test.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 work=$MCS_BUILD/vm-$kver
 mkdir -p "$work"
 start=$(date +%s)
 
-job=$MCS_ROOT/scripts/job-selftests.sh
+job=$MCS_ROOT/scripts/vm/job-selftests.sh
 if [ -n "${MCS_TESTS:-}" ]; then
 	job=$work/job-selftests.sh
 	sed "s|run_tests.sh\$|run_tests.sh $MCS_TESTS|" \
-		"$MCS_ROOT/scripts/job-selftests.sh" >"$job"
+		"$MCS_ROOT/scripts/vm/job-selftests.sh" >"$job"
 fi
-"$MCS_ROOT/scripts/guest-stage.sh" "$kver" "$job" "$work/initramfs.cpio.gz"
-"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
+"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$job" "$work/initramfs.cpio.gz"
+"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
 rc=0
-"$MCS_ROOT/scripts/tap-check.sh" "$work/console.log" || rc=$?
+"$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || rc=$?
 log "vmtest $kver: $(($(date +%s) - start))s in all, console log in $work/console.log"
 exit "$rc"

@@ -5,7 +5,7 @@
 # build products (*.o) and the kernel tree's own scripts/ files are not
 # paths of this repository. Part of `make check`; runs on the host in a
 # second. Exit: 0, or 1 with one line per missing path.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 cd "$MCS_ROOT" || exit 1
 # Files of the kernel tree that the docs name by the kernel's own path.

@@ -7,7 +7,7 @@
 #   linux-binary-REL (usr/lib/modules/REL/vmlinuz), linux-base-REL (config,
 #   System.map) and linux-modules-REL;
 # - its headers expect gcc-14 and its kbuild binaries glibc >= 2.38, so the
-#   module is built in a Debian 13 root (scripts/trixie-root.sh,
+#   module is built in a Debian 13 root (scripts/roots/trixie-root.sh,
 #   build/trixie-root/), with trixie's gcc-14 and the headers from
 #   trixie-backports unpacked inside it (what a DKMS build on a trixie
 #   machine does). Nothing is installed on the host.
@@ -26,7 +26,7 @@
 #          contract of module-build.sh; `build KVER PEER` builds a
 #          selftest's helper module from the directory PEER instead.
 #   hello  build a trivial module in the root: checks the toolchain alone.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 cmd=${1:?usage: kernel-7x.sh fetch|build|hello [KVER]}
 kver=${2:-7.3}
@@ -94,7 +94,7 @@ apt_download() { # DIR PKG=VER...
 }
 
 do_fetch() {
-	TROOT=$("$MCS_ROOT/scripts/trixie-root.sh")
+	TROOT=$("$MCS_ROOT/scripts/roots/trixie-root.sh")
 	# The root keeps its package lists; refresh them when the suite is
 	# missing or they are older than a day (old versions leave the archive).
 	if [ -z "$(find "$TROOT/var/lib/apt/lists" -name "*_${suite}_main_binary-amd64_Packages*" -mtime -1 2>/dev/null)" ]; then

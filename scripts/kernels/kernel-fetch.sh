@@ -4,10 +4,10 @@
 # host's own kernels and boot setup are never touched: packages are
 # downloaded and unpacked with dpkg-deb, not installed.
 # Writes build/kernels/KVER.env (KREL, KDIR, VMLINUZ, KMODDIR, KCONFIG).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: kernel-fetch.sh KVER}
-if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" fetch "$kver"; fi
+if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" fetch "$kver"; fi
 suite=$(kernel_suite "$kver")
 
 # Make the suite known to apt (backports are not in a default Debian 12).

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash  # busybox ash, as close to dash as shellcheck knows
 # /init of the test guest: mount what the module and the tests need, run
 # /job.sh, print the kernel log between markers the host parses, power off.
 /bin/busybox --install -s /bin

@@ -12,16 +12,16 @@
 # (same sources, same Debian 12 toolchain and libraries) instead of
 # compiling C++ under TCG, which would take hours. The module is compiled in
 # the guest, by `make module` and by DKMS.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 work=$MCS_BUILD/readme-$kver
 start=$(date +%s)
 
-"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
-root=$("$MCS_ROOT/scripts/bookworm-root.sh" "$kver")
+root=$("$MCS_ROOT/scripts/roots/bookworm-root.sh" "$kver")
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] || make -C "$MCS_ROOT" userspace >&2
 
 # The stage: the root (hard links: nothing below writes to its files), the
@@ -52,13 +52,13 @@ log "root image: $img (${size_mb} MiB)"
 
 echo "MCS_SRC=$MCS_ROOT" >"$work/readme.env"
 MCS_GUEST_KMODS="virtio_pci virtio_blk ext4 crc32c_generic" \
-	"$MCS_ROOT/scripts/initramfs.sh" "$work/initramfs.cpio.gz" \
-	"$MCS_ROOT/scripts/job-readme.sh" "$kver" "$work/readme.env=/readme.env"
+	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \
+	"$MCS_ROOT/scripts/vm/job-readme.sh" "$kver" "$work/readme.env=/readme.env"
 MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-3000} \
 	MCS_VM_QEMU_EXTRA="-drive file=$img,format=raw,if=virtio,cache=unsafe" \
-	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
+	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
 rc=0
-"$MCS_ROOT/scripts/tap-check.sh" "$work/console.log" || rc=$?
+"$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || rc=$?
 [ -n "${MCS_KEEP:-}" ] || rm -f "$img"
 log "readme-check $kver: $(($(date +%s) - start))s in all, console log in $work/console.log"
 exit "$rc"

@@ -18,7 +18,7 @@
 # MCS_BENCH_DIR (build/bench).
 # Exit: 0 measured and every budget met, 1 a budget missed or the run
 # failed.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 B=${MCS_BENCH_DIR:-$MCS_BUILD/bench}
@@ -35,11 +35,11 @@ plugin=$("$MCS_ROOT/scripts/bench/plugin-build.sh")
 # 2. The guest program, the module.
 gcc -O2 -Wall -Wextra -Werror -static \
 	-o "$B/mcs-bench" "$MCS_ROOT/scripts/bench/mcs-bench.c"
-"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver"
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 if [ "$kver" = 7.3 ]; then
-	ko=$("$MCS_ROOT/scripts/module-build.sh" "$kver")
+	ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
 else
 	rm -rf "$B/module-$KREL"
 	mkdir -p "$B/module-$KREL"
@@ -74,7 +74,7 @@ if [[ " $configs " == *" bpftrace "* ]]; then
 		die "bpftrace is not installed (make deps), needed by the bpftrace configuration"
 	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")
 fi
-MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/initramfs.sh" "$B/initramfs.cpio.gz" \
+MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/vm/initramfs.sh" "$B/initramfs.cpio.gz" \
 	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" "${files[@]}"
 
 # One vCPU; -icount ties the guest's clocks (timer ticks, the 2 s periodic
@@ -84,7 +84,7 @@ rm -f "$B/marks.txt"
 MCS_VM_SMP=1 MCS_VM_MEM=${MCS_VM_MEM:-1024} MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-1200} \
 	MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57" \
 	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $plugin,out=$B/marks.txt" \
-	"$MCS_ROOT/scripts/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
+	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
 	grep --line-buffered -E '^(BENCH-|BENCHRUN|# )' >&2 ||
 	die "the guest did not finish; console log in $B/console.log"
 grep -q '^BENCH-END' "$B/console.log" ||

@@ -18,8 +18,8 @@
 src=${1:?usage: readme-steps.sh SRC}
 source "$src/scripts/lib.sh"
 set +e # a failing command is a failed test, not the end
-# shellcheck source=scripts/tap.sh
-source "$src/scripts/tap.sh"
+# shellcheck source=scripts/checks/tap.sh
+source "$src/scripts/checks/tap.sh"
 TAP_NAME="README test"
 TAP_CAPTURE=$(mktemp) # what each check printed
 out=$(mktemp)         # what the README command last run printed
@@ -70,7 +70,7 @@ after_command() {
 run_block() {
 	local heading=$1 nth=$2 cmd cmds reason
 	echo "# README: $heading, block $nth"
-	if ! cmds=$("$src/scripts/readme-blocks.sh" commands "$readme" "$heading" "$nth"); then
+	if ! cmds=$("$src/scripts/checks/readme-blocks.sh" commands "$readme" "$heading" "$nth"); then
 		notok "README has block $nth under '$heading'"
 		return
 	fi

@@ -4,7 +4,7 @@
 # SRC=DEST, DEST absolute in the guest) with the shared libraries it needs.
 # Kernel modules named in $MCS_GUEST_KMODS come from the image package,
 # with their dependencies, for modprobe in the guest.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 out=${1:?usage: initramfs.sh OUT JOB KVER FILE...}
 job=$2
@@ -18,7 +18,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,run,etc}
 # busybox-static's /bin/busybox: no libraries needed.
 cp /bin/busybox "$stage/bin/busybox"
-install -m 0755 "$MCS_ROOT/scripts/guest-init.sh" "$stage/init"
+install -m 0755 "$MCS_ROOT/scripts/vm/guest-init.sh" "$stage/init"
 install -m 0755 "$job" "$stage/job.sh"
 
 # Copy a file and, for a dynamic ELF, the libraries ldd names.

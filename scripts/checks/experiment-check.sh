@@ -6,7 +6,7 @@
 # guest instructions for each page-fault mode, a verdict resting on them,
 # and twins whose run-to-run spread stays under 5% (wall time under TCG
 # swings by about 15%).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 command -v jq >/dev/null || die "jq is not installed (make deps)"

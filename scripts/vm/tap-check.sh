@@ -2,7 +2,7 @@
 # tap-check.sh LOG: judge a guest console log. Fails on a guest that did not
 # finish, on a missing or short TAP plan, on any "not ok", and on kernel log
 # lines that show a bug (in the dmesg section the guest printed).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 logf=${1:?usage: tap-check.sh LOG}
 fail=0

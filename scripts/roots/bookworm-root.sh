@@ -1,6 +1,6 @@
 #!/bin/bash
 # bookworm-root.sh KVER: make (once) the Debian 12 root file system the
-# README test boots (scripts/readme-check.sh): what a test machine has after
+# README test boots (scripts/checks/readme-check.sh): what a test machine has after
 # a standard Debian install (mmdebstrap --variant=standard) plus every package
 # the README's "Installing on a test machine" section tells the reader to
 # apt-get install, with `$(uname -r)` read as KVER's kernel release. The
@@ -11,9 +11,9 @@
 # Idempotent (debian-root.sh): made again only when the package set changes.
 # The guest's apt-get lines resolve against the root's kept package lists.
 # Prints the root's path on stdout.
-source "$(dirname "$0")/lib.sh"
-# shellcheck source=scripts/debian-root.sh
-source "$MCS_ROOT/scripts/debian-root.sh"
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=scripts/roots/debian-root.sh
+source "$MCS_ROOT/scripts/roots/debian-root.sh"
 
 kver=${1:?usage: bookworm-root.sh KVER}
 # shellcheck source=/dev/null
@@ -23,7 +23,7 @@ MCS_BROOT=${MCS_BROOT:-$MCS_BUILD/bookworm-root-$kver}
 mirror=${MCS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${MCS_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 
-pkgs=$("$MCS_ROOT/scripts/readme-blocks.sh" apt-packages "$MCS_ROOT/README.md" |
+pkgs=$("$MCS_ROOT/scripts/checks/readme-blocks.sh" apt-packages "$MCS_ROOT/README.md" |
 	sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
 [ -n "$pkgs" ] || die "no apt-get install line in README.md's install section"
 want="variant=standard suites=bookworm,bookworm-updates,bookworm-security pkgs=$pkgs"

@@ -6,11 +6,11 @@
 # selftests/memcg_statctl/peer), build that instead, in
 # build/NAME-KREL/ (NAME: the directory's name), and print the path of
 # every .ko it made.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: module-build.sh KVER [PEER]}
 peer=${2:-}
-if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernel-7x.sh" build "$kver" "$peer"; fi
+if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" build "$kver" "$peer"; fi
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 if [ -n "$peer" ]; then

@@ -15,18 +15,18 @@
 #      leaves one signature, and make install keeps it.
 #
 # Output: TAP 13 lines; the exit status is non-zero when any check fails.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 quiet() { "$@" >/dev/null 2>&1; }
 TAP_NAME="install-check $kver"
-# shellcheck source=scripts/tap.sh
-source "$MCS_ROOT/scripts/tap.sh"
+# shellcheck source=scripts/checks/tap.sh
+source "$MCS_ROOT/scripts/checks/tap.sh"
 
 echo "TAP version 13"
 echo "# install-check $kver"
 
-"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver" >&2 || { notok "kernel-fetch.sh $kver"; finish; }
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver" >&2 || { notok "kernel-fetch.sh $kver"; finish; }
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 echo "# kernel $KREL, headers $KDIR"

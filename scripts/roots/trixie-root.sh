@@ -8,9 +8,9 @@
 #
 # Idempotent (debian-root.sh): made again only when the package set changes.
 # Prints the root's path on stdout.
-source "$(dirname "$0")/lib.sh"
-# shellcheck source=scripts/debian-root.sh
-source "$MCS_ROOT/scripts/debian-root.sh"
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=scripts/roots/debian-root.sh
+source "$MCS_ROOT/scripts/roots/debian-root.sh"
 
 MCS_TROOT=${MCS_TROOT:-$MCS_BUILD/trixie-root}
 mirror=${MCS_TRIXIE_MIRROR:-http://deb.debian.org/debian}
