@@ -3,6 +3,11 @@
 # this file.
 
 KVER ?= 6.1
+# A flavour of KVER's kernel (rt, cloud, ...): the row KVER-FLAVOUR of
+# scripts/kernels/kernels.tsv. Empty: the stock kernel, the row KVER.
+FLAVOUR ?=
+# The kernels the harness knows: the names of the table's rows.
+KERNELS = $(shell tail -n +2 scripts/kernels/kernels.tsv | cut -f1 | paste -sd' ' -)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD := $(CURDIR)/build
 USERSPACE_BUILD := $(BUILD)/userspace
@@ -20,10 +25,12 @@ help:
 	@echo "make userspace             build the memcg-statctl tool and its unit tests"
 	@echo "make unit                  run the unit tests (no root, no module)"
 	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
-	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest (6.1, 6.12, 7.3);"
-	@echo "                           TESTS=\"NAME...\" runs only those selftest programs"
+	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;"
+	@echo "                           TESTS=\"NAME...\" runs only those selftest programs;"
+	@echo "                           FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)"
+	@echo "                           kernels (scripts/kernels/kernels.tsv): $(KERNELS)"
 	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
-	@echo "make checkpatch            scripts/checkpatch.pl on module/"
+	@echo "make checkpatch            the kernel's checkpatch.pl on module/"
 	@echo "make check                 deps, unit, cited paths, checkpatch, vmtest 6.1 6.12 7.3,"
 	@echo "                           DKMS and install checks, a short experiment in guest"
 	@echo "                           instructions, readme-check (about 55 minutes)"
@@ -55,7 +62,7 @@ checkpatch:
 # The module build of `check` is against the guest kernel's Debian headers
 # (the host's own kernel may have none); vmtest does it before booting.
 vmtest:
-	MCS_TESTS="$(TESTS)" scripts/vm/vmtest.sh $(KVER)
+	MCS_TESTS="$(TESTS)" MCS_FLAVOUR="$(FLAVOUR)" scripts/vm/vmtest.sh $(KVER)
 
 # The README's "Installing on a test machine", word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
@@ -78,16 +85,16 @@ check:
 
 demo: deps
 	$(MAKE) userspace
-	scripts/demo.sh $(KVER)
+	MCS_FLAVOUR="$(FLAVOUR)" scripts/demo.sh $(KVER)
 
 # A seed experiment in the guest: make experiment NAME=update-flush [KVER=6.1]
 experiment: deps
 	$(MAKE) userspace
-	scripts/experiment.sh $(NAME) $(KVER)
+	MCS_FLAVOUR="$(FLAVOUR)" scripts/experiment.sh $(NAME) $(KVER)
 
 # The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
 bench: deps
-	scripts/bench/bench.sh $(KVER)
+	MCS_FLAVOUR="$(FLAVOUR)" scripts/bench/bench.sh $(KVER)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,10 +1,11 @@
 #!/bin/bash
-# demo.sh [KVER]: boot Debian's stock kernel KVER (default 6.1) with the
+# demo.sh [KVER]: boot Debian's kernel KVER (default 6.1; MCS_FLAVOUR=F:
+# the row KVER-F of scripts/kernels/kernels.tsv) with the
 # module and the tool, and show the tool at work (job-demo.sh). Exits
 # non-zero when the guest did not finish or the demo job failed.
 source "$(dirname "$0")/lib.sh"
 
-kver=${1:-6.1}
+kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 work=$MCS_BUILD/demo-$kver
 mkdir -p "$work"
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||

@@ -1,5 +1,6 @@
 #!/bin/bash
-# experiment.sh NAME [KVER]: boot Debian's stock kernel KVER (default 6.1)
+# experiment.sh NAME [KVER]: boot Debian's kernel KVER (default 6.1;
+# MCS_FLAVOUR=F: the row KVER-F of scripts/kernels/kernels.tsv)
 # with the module and the tool, run `memcg-statctl experiment NAME` in it
 # (job-experiment.sh) and print the experiment's output. Extra options for
 # the tool come from MCS_EXPERIMENT_ARGS (e.g. "--runs 8 --duration 3").
@@ -20,7 +21,7 @@
 source "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: experiment.sh NAME [KVER] (NAME: update-flush reader-flush flush-threshold objstock readtwice staleness)}
-kver=${2:-6.1}
+kver=$(kernel_name "${2:-6.1}" "${MCS_FLAVOUR:-}")
 case "$name" in
 update-flush | reader-flush | flush-threshold | objstock | readtwice | staleness) ;;
 *) die "unknown experiment '$name' (update-flush reader-flush flush-threshold objstock readtwice staleness)" ;;

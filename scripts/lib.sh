@@ -11,16 +11,68 @@ MCS_KCACHE=$MCS_BUILD/kernels
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# The kernels the guest harness knows. A name maps to the Debian suite that
-# carries it and the metapackage whose dependency names the image package;
-# the ABI number is resolved from the archive at run time, never written here.
-kernel_suite() {
-	case "$1" in
-	6.1) echo bookworm ;;
-	6.12) echo bookworm-backports ;;
-	7.3) echo trixie-backports ;; # built in a trixie root: kernel-7x.sh
-	*) die "unknown kernel '$1' (known: 6.1, 6.12, 7.3)" ;;
-	esac
+# The kernels the guest harness knows: one row each in
+# scripts/kernels/kernels.tsv (tab-separated, a header line naming the
+# columns), read only through the functions below, so that a new kernel or
+# flavour is a new row and no script tests a version. Columns:
+#   name            what users type as KVER (6.1, 6.12, 7.3), with the
+#                   flavour after a dash (6.1-rt: make vmtest KVER=6.1
+#                   FLAVOUR=rt); names build/kernels/NAME.env and build dirs
+#   series          the upstream series (6.1), what the image's release
+#                   starts with
+#   suite           the Debian suite that carries the kernel
+#   image           the metapackage whose dependency names the image package
+#                   (linux-image-amd64); the ABI number is resolved from the
+#                   archive at run time, never written in the table
+#   fetch           how the image and headers are obtained: apt (apt-get
+#                   download on the host, kernel-fetch.sh) or trixie-root
+#                   (apt in the Debian 13 root, kernel-7x.sh)
+#   build           where modules for it build: host (make -C KDIR here,
+#                   module-build.sh) or trixie-root (gcc-14 in the root,
+#                   kernel-7x.sh)
+#   timeout_factor  how many times longer than a stock kernel the guest may
+#                   take (a whole number; vm-boot.sh scales its watchdogs)
+MCS_KERNELS=$MCS_ROOT/scripts/kernels/kernels.tsv
+
+# kernel_names: the names of the table, one a line.
+kernel_names() {
+	awk -F'\t' 'NR > 1 && $1 != "" { print $1 }' "$MCS_KERNELS"
+}
+
+# kernel_row NAME: NAME's row of the table, tab-separated as in the file.
+# Dies on a name the table lacks, listing the names it has, and on a row
+# whose number of fields differs from the header's.
+kernel_row() {
+	local name=$1 row
+	row=$(awk -F'\t' -v n="$name" 'NR > 1 && $1 == n { print; exit }' "$MCS_KERNELS")
+	[ -n "$row" ] ||
+		die "unknown kernel '$name' (known: $(kernel_names | paste -sd' ' -); $MCS_KERNELS)"
+	[ "$(awk -F'\t' '{ print NF }' <<<"$row")" = "$(head -n1 "$MCS_KERNELS" | awk -F'\t' '{ print NF }')" ] ||
+		die "$MCS_KERNELS: the row of $name does not have a field for every column"
+	echo "$row"
+}
+
+# kernel_field NAME COLUMN: one field of NAME's row. Dies on an unknown
+# column (listing the columns) and on an empty field.
+kernel_field() {
+	local name=$1 col=$2 row i value
+	row=$(kernel_row "$name") || exit 1
+	i=$(head -n1 "$MCS_KERNELS" | tr '\t' '\n' | grep -nx -- "$col" | cut -d: -f1 || true)
+	[ -n "$i" ] ||
+		die "no column '$col' in $MCS_KERNELS (columns: $(head -n1 "$MCS_KERNELS" | tr '\t' ' '))"
+	value=$(cut -f"$i" <<<"$row")
+	[ -n "$value" ] || die "$MCS_KERNELS: kernel $name has no $col"
+	echo "$value"
+}
+
+# kernel_name KVER [FLAVOUR]: the table's name for KVER's FLAVOUR (empty:
+# the stock kernel, named KVER; else KVER-FLAVOUR), after checking that the
+# table has it.
+kernel_name() {
+	local name=$1
+	[ -n "${2:-}" ] && name=$1-$2
+	kernel_row "$name" >/dev/null || exit 1
+	echo "$name"
 }
 
 # Files from a guest. The guest has no file system shared with the host: its

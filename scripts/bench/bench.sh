@@ -1,5 +1,7 @@
 #!/bin/bash
 # bench.sh [KVER]: measure the module's own cost in guest instructions.
+# KVER is a row of scripts/kernels/kernels.tsv; MCS_FLAVOUR=F picks the row
+# KVER-F (make bench FLAVOUR=F).
 # Builds the QEMU plugin scripts/bench/insn-marker.c
 # against qemu-plugin.h of Debian's qemu source package, the module and the
 # static guest program scripts/bench/mcs-bench.c, boots Debian's stock
@@ -20,7 +22,7 @@
 # failed.
 source "$(dirname "$0")/../lib.sh"
 
-kver=${1:-6.1}
+kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 B=${MCS_BENCH_DIR:-$MCS_BUILD/bench}
 mkdir -p "$B"
 start=$(date +%s)
@@ -38,16 +40,7 @@ gcc -O2 -Wall -Wextra -Werror -static \
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
-if [ "$kver" = 7.3 ]; then
-	ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
-else
-	rm -rf "$B/module-$KREL"
-	mkdir -p "$B/module-$KREL"
-	cp -r "$MCS_ROOT/module" "$MCS_ROOT/Kbuild" "$B/module-$KREL/"
-	rm -f "$B/module-$KREL"/module/*.o "$B/module-$KREL"/module/.*.cmd
-	make -s -C "$KDIR" M="$B/module-$KREL" modules >&2
-	ko=$B/module-$KREL/memcg_statctl.ko
-fi
+ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
 flush_hooks=0
 modinfo -F parm "$ko" | grep -q '^flush_hooks:' && flush_hooks=1
 log "module $ko (flush_hooks parameter: $([ $flush_hooks = 1 ] && echo yes || echo no))"

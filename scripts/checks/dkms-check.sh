@@ -1,6 +1,8 @@
 #!/bin/bash
 # dkms-check.sh KVER: prove the DKMS packaging on this host, against Debian's
-# headers of KVER (6.1, 6.12) as unpacked by kernel-fetch.sh into build/.
+# headers of KVER as unpacked by kernel-fetch.sh into build/. KVER is a row
+# of scripts/kernels/kernels.tsv whose modules build on the host (build kind
+# host: 6.1, 6.12); the others need a toolchain this host lacks.
 #
 # It installs Debian's dkms package if it is missing, then: `make dkms-add`
 # (the source copy in /usr/src and `dkms add`), `dkms build` for KVER's
@@ -13,6 +15,9 @@
 source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: dkms-check.sh KVER}
+build=$(kernel_field "$kver" build)
+[ "$build" = host ] ||
+	die "dkms-check builds on this host: kernel $kver's modules build in $build (build kind in $MCS_KERNELS)"
 name=memcg-statctl
 TAP_NAME="dkms-check $kver"
 # shellcheck source=scripts/checks/tap.sh

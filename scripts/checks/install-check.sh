@@ -1,6 +1,7 @@
 #!/bin/bash
 # install-check.sh [KVER]: prove `make install`, `make uninstall` and
-# `make sign` on this host against Debian's headers of KVER (default 6.1), as
+# `make sign` on this host against Debian's headers of KVER (default 6.1; a
+# row of scripts/kernels/kernels.tsv of build kind host), as
 # unpacked by kernel-fetch.sh into build/. Nothing outside temporary
 # directories is written: the targets run in a scratch copy of the sources
 # (so the work tree's objects are left alone) and install into DESTDIRs.
@@ -18,6 +19,9 @@
 source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
+build=$(kernel_field "$kver" build)
+[ "$build" = host ] ||
+	die "install-check builds on this host: kernel $kver's modules build in $build (build kind in $MCS_KERNELS)"
 quiet() { "$@" >/dev/null 2>&1; }
 TAP_NAME="install-check $kver"
 # shellcheck source=scripts/checks/tap.sh

@@ -1,6 +1,7 @@
 #!/bin/bash
-# kernel-7x.sh fetch|build|hello [KVER]: Debian's 7.x kernels (KVER 7.3, the
-# series selector; default 7.3) for the guest harness.
+# kernel-7x.sh fetch|build|hello [KVER]: Debian's 7.x kernels (KVER a row
+# of scripts/kernels/kernels.tsv whose fetch and build kinds are trixie-root;
+# default 7.3) for the guest harness.
 #
 # 7.x differs from 6.1/6.12 in two ways that need their own script:
 # - the image is split: linux-image-REL is a metapackage over
@@ -12,10 +13,11 @@
 #   trixie-backports unpacked inside it (what a DKMS build on a trixie
 #   machine does). Nothing is installed on the host.
 # Package names and versions are resolved from the archive's index (the
-# root's apt) at run time; only the series ("7.3") is written here.
+# root's apt) at run time; only the row's series (7.3), suite and
+# metapackage are written, in the table.
 #
-#   fetch  download the image and headers packages of the newest 7.3 in
-#          trixie-backports to build/kernels/REL/debs; unpack the image into
+#   fetch  download the image and headers packages of the newest kernel of
+#          the row's series in its suite (7.3 in trixie-backports) to build/kernels/REL/debs; unpack the image into
 #          build/kernels/REL/root (depmod'ed for modprobe -d), the headers
 #          into the trixie root; write build/kernels/KVER.env (KREL, KDIR,
 #          VMLINUZ, KMODDIR, KCONFIG; KDIR is the headers' host path inside
@@ -30,11 +32,15 @@ source "$(dirname "$0")/../lib.sh"
 
 cmd=${1:?usage: kernel-7x.sh fetch|build|hello [KVER]}
 kver=${2:-7.3}
-case "$kver" in
-7.*) ;;
-*) die "kernel-7x.sh handles the 7.x series, not '$kver'" ;;
-esac
-suite=$(kernel_suite "$kver")
+fetch=$(kernel_field "$kver" fetch)
+[ "$fetch" = trixie-root ] ||
+	die "kernel-7x.sh handles the rows fetched in the trixie root, not '$kver' (fetch: $fetch)"
+series=$(kernel_field "$kver" series)
+suite=$(kernel_field "$kver" suite)
+meta=$(kernel_field "$kver" image)
+# The image's release ends as the metapackage's name does: linux-image-amd64
+# names 7.3.N+debM-amd64, linux-image-rt-amd64 7.3.N+debM-rt-amd64.
+suffix=${meta#linux-image-}
 envf=$MCS_KCACHE/$kver.env
 
 mkdir -p "$MCS_KCACHE"
@@ -63,17 +69,17 @@ pkg_deps() {
 }
 
 # linux-image-REL of the newest kernel of the series in the suite: the one
-# the linux-image-amd64 metapackage names, if it is of the series; else the
-# highest linux-image-SERIES.N...-amd64 (the metapackage moved on).
+# the row's metapackage names, if it is of the series; else the highest
+# linux-image-SERIES.N...-SUFFIX (the metapackage moved on).
 resolve_image() {
 	local meta_ver image re
-	re="^linux-image-${kver//./\\.}(\\.[0-9]+)?[^-]*-amd64\$"
-	meta_ver=$(pkg_version linux-image-amd64 "$suite")
+	re="^linux-image-${series//./\\.}(\\.[0-9]+)?[^-]*-${suffix}\$"
+	meta_ver=$(pkg_version "$meta" "$suite")
 	if [ -n "$meta_ver" ]; then
-		image=$(pkg_deps linux-image-amd64 "$meta_ver" | grep -E "$re" | head -n1)
+		image=$(pkg_deps "$meta" "$meta_ver" | grep -E "$re" | head -n1)
 	fi
 	if [ -z "${image:-}" ]; then
-		image=$(troot_run apt-cache pkgnames "linux-image-$kver" |
+		image=$(troot_run apt-cache pkgnames "linux-image-$series" |
 			grep -E "$re" | sort -V | tail -n1)
 	fi
 	echo "${image:-}"
@@ -104,7 +110,7 @@ do_fetch() {
 
 	local image krel kpkgver headers common kbuild binary base modules deps
 	image=$(resolve_image)
-	[ -n "$image" ] || die "no linux-image-$kver.*-amd64 in $suite"
+	[ -n "$image" ] || die "no linux-image-$series.*-$suffix in $suite"
 	krel=${image#linux-image-}
 	kpkgver=$(pkg_version "$image" "$suite")
 	[ -n "$kpkgver" ] || die "no version of $image in $suite"

@@ -1,14 +1,23 @@
 #!/bin/bash
-# kernel-fetch.sh KVER: fetch Debian's stock kernel image and the matching
-# headers for KVER (6.1, 6.12) into build/kernels/ and unpack them there. The
-# host's own kernels and boot setup are never touched: packages are
-# downloaded and unpacked with dpkg-deb, not installed.
+# kernel-fetch.sh KVER: fetch the kernel image and the matching headers of
+# the row KVER of scripts/kernels/kernels.tsv into build/kernels/ and unpack
+# them there. Rows fetched with apt (6.1, 6.12) are done here: the image
+# package the row's metapackage names in its suite. Other rows go to the
+# script of their fetch kind (trixie-root: kernel-7x.sh). The host's own
+# kernels and boot setup are never touched: packages are downloaded and
+# unpacked with dpkg-deb, not installed.
 # Writes build/kernels/KVER.env (KREL, KDIR, VMLINUZ, KMODDIR, KCONFIG).
 source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: kernel-fetch.sh KVER}
-if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" fetch "$kver"; fi
-suite=$(kernel_suite "$kver")
+fetch=$(kernel_field "$kver" fetch)
+case "$fetch" in
+apt) ;;
+trixie-root) exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" fetch "$kver" ;;
+*) die "kernel $kver: unknown fetch kind '$fetch' in $MCS_KERNELS" ;;
+esac
+suite=$(kernel_field "$kver" suite)
+meta=$(kernel_field "$kver" image)
 
 # Make the suite known to apt (backports are not in a default Debian 12).
 ensure_suite() {
@@ -32,10 +41,10 @@ pkg_dep() {
 }
 
 ensure_suite "$suite"
-meta_ver=$(pkg_version linux-image-amd64 "$suite")
-[ -n "$meta_ver" ] || die "linux-image-amd64 not found in $suite"
-image=$(pkg_dep linux-image-amd64 "$meta_ver" linux-image-)
-[ -n "$image" ] || die "cannot resolve the image package of linux-image-amd64=$meta_ver"
+meta_ver=$(pkg_version "$meta" "$suite")
+[ -n "$meta_ver" ] || die "$meta not found in $suite"
+image=$(pkg_dep "$meta" "$meta_ver" linux-image-)
+[ -n "$image" ] || die "cannot resolve the image package of $meta=$meta_ver"
 krel=${image#linux-image-}
 kpkgver=$(pkg_version "$image" "$suite")
 headers=linux-headers-$krel

@@ -1,6 +1,8 @@
 #!/bin/bash
 # module-build.sh KVER [PEER]: build memcg_statctl.ko against the fetched
-# headers of KVER, in build/module-KREL/ (one tree per kernel, the sources
+# headers of KVER, on the host for rows of build kind host (6.1, 6.12), else
+# with the script of the row's build kind (trixie-root: kernel-7x.sh), in
+# build/module-KREL/ (one tree per kernel, the sources
 # stay clean), and print its path. With PEER, a directory holding a
 # selftest's helper module (a Kbuild and its sources, e.g.
 # selftests/memcg_statctl/peer), build that instead, in
@@ -10,7 +12,12 @@ source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: module-build.sh KVER [PEER]}
 peer=${2:-}
-if [ "$kver" = 7.3 ]; then exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" build "$kver" "$peer"; fi
+build=$(kernel_field "$kver" build)
+case "$build" in
+host) ;;
+trixie-root) exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" build "$kver" "$peer" ;;
+*) die "kernel $kver: unknown build kind '$build' in $MCS_KERNELS" ;;
+esac
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 if [ -n "$peer" ]; then
@@ -26,6 +33,8 @@ out=$MCS_BUILD/module-$KREL
 mkdir -p "$out"
 rm -rf "$out/module"
 cp -r "$MCS_ROOT/module" "$out/"
+# Objects of an in-tree `make module` (another kernel's) are not reused.
+rm -f "$out"/module/*.o "$out"/module/.*.cmd
 cp "$MCS_ROOT/Kbuild" "$out/"
 make -s -C "$KDIR" M="$out" modules >&2
 echo "$out/memcg_statctl.ko"

@@ -3,7 +3,8 @@
 # under QEMU, stream the console to stdout and LOG, and return when the guest
 # powers off. KVM is used when a short probe boot shows it works (on these
 # machines /dev/kvm exists but a KVM guest hangs); otherwise TCG. A watchdog
-# kills a guest that runs longer than MCS_VM_TIMEOUT seconds (default 1500).
+# kills a guest that runs longer than MCS_VM_TIMEOUT seconds (default 1500),
+# times the timeout_factor of KVER's row in scripts/kernels/kernels.tsv.
 # A boot that never reached the job is retried once: a guest that printed
 # nothing in its first MCS_VM_SILENT seconds (default 150), or one whose
 # kernel died before /init started the job (under multi-threaded TCG a boot
@@ -21,6 +22,15 @@ source "$MCS_KCACHE/$kver.env"
 
 timeout_s=${MCS_VM_TIMEOUT:-1500}
 silent_s=${MCS_VM_SILENT:-150}
+[[ "$timeout_s" =~ ^[1-9][0-9]*$ ]] || die "MCS_VM_TIMEOUT must be a number of seconds (got '$timeout_s')"
+[[ "$silent_s" =~ ^[1-9][0-9]*$ ]] || die "MCS_VM_SILENT must be a number of seconds (got '$silent_s')"
+# Both are for a stock kernel: a slower one (a debug kernel) gets its row's
+# timeout_factor times as long.
+factor=$(kernel_field "$kver" timeout_factor)
+[[ "$factor" =~ ^[1-9][0-9]*$ ]] ||
+	die "$MCS_KERNELS: timeout_factor of $kver must be a whole number >= 1 (got '$factor')"
+timeout_s=$((timeout_s * factor))
+silent_s=$((silent_s * factor))
 smp=${MCS_VM_SMP:-2}
 mem=${MCS_VM_MEM:-2048}
 append="console=ttyS0 panic=-1 ${MCS_VM_APPEND:-}"

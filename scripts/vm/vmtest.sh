@@ -1,12 +1,14 @@
 #!/bin/bash
 # vmtest.sh [KVER]: run the kernel-side tests of memcg_statctl in a guest
-# booting Debian's stock kernel KVER (default 6.1), print their TAP, and
-# fail on any failed or missing test or a kernel log that shows a bug.
-# MCS_TESTS="NAME..." runs only those programs of the suite (make vmtest
-# TESTS=...), for working on one test.
+# booting Debian's kernel KVER (a row of scripts/kernels/kernels.tsv;
+# default 6.1), print their TAP, and fail on any failed or missing test or a
+# kernel log that shows a bug.
+# MCS_FLAVOUR=F boots the row KVER-F instead (make vmtest FLAVOUR=F; empty:
+# the stock kernel). MCS_TESTS="NAME..." runs only those programs of the
+# suite (make vmtest TESTS=...), for working on one test.
 source "$(dirname "$0")/../lib.sh"
 
-kver=${1:-6.1}
+kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 work=$MCS_BUILD/vm-$kver
 mkdir -p "$work"
 start=$(date +%s)
