@@ -7,7 +7,7 @@ KVER ?= 6.1
 # scripts/kernels/kernels.tsv. Empty: the stock kernel, the row KVER.
 FLAVOUR ?=
 # The kernels the harness knows: the names of the table's rows.
-KERNELS = $(shell tail -n +2 scripts/kernels/kernels.tsv | cut -f1 | paste -sd' ' -)
+KERNELS = $(shell tail -n +2 scripts/kernels/kernels.tsv 2>/dev/null | cut -f1 | paste -sd' ' -)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD := $(CURDIR)/build
 USERSPACE_BUILD := $(BUILD)/userspace
