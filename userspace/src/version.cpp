@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "memcg_statctl/abi_parsers.h"
+#include "memcg_statctl/debugfs/abi_parsers.h"
 
 #ifndef MEMCG_STATCTL_VERSION
 #error "MEMCG_STATCTL_VERSION is set by CMakeLists.txt from module/version.h"

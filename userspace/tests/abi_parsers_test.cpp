@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/abi_parsers.h"
+#include "memcg_statctl/debugfs/abi_parsers.h"
 #include "memcg_statctl/exit_code.h"
 
 #include "fake_debugfs.h"

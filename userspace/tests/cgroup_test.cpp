@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/cgroup_hierarchy.h"
-#include "memcg_statctl/cgroup_paths.h"
+#include "memcg_statctl/cgroup/cgroup_hierarchy.h"
+#include "memcg_statctl/cgroup/cgroup_paths.h"
 #include "memcg_statctl/exit_code.h"
 
 #include "fake_cgroup.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/debugfs_client.h"
+#include "memcg_statctl/debugfs/debugfs_client.h"
 #include "memcg_statctl/exit_code.h"
 #include "memcg_statctl/text_util.h"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/abi_parsers.h"
-#include "memcg_statctl/derived.h"
+#include "memcg_statctl/debugfs/abi_parsers.h"
+#include "memcg_statctl/debugfs/derived.h"
 
 namespace memcg_statctl {
 namespace {

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/comparison.h"
-#include "memcg_statctl/experiment.h"
-#include "memcg_statctl/plot.h"
+#include "memcg_statctl/experiment/experiment.h"
+#include "memcg_statctl/output/plot.h"
+#include "memcg_statctl/statistics/comparison.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"

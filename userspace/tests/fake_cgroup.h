@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/cgroup_backend.h"
+#include "memcg_statctl/cgroup/cgroup_backend.h"
 #include "memcg_statctl/text_util.h"
 
 #include "fake_debugfs.h"

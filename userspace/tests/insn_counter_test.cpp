@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/insn_counter.h"
+#include "memcg_statctl/run/insn_counter.h"
 
 namespace memcg_statctl {
 namespace {

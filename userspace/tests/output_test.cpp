@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/abi_parsers.h"
-#include "memcg_statctl/comparison.h"
-#include "memcg_statctl/output.h"
+#include "memcg_statctl/debugfs/abi_parsers.h"
+#include "memcg_statctl/output/output.h"
+#include "memcg_statctl/statistics/comparison.h"
 
 namespace memcg_statctl {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/comparison.h"
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/plot.h"
+#include "memcg_statctl/output/plot.h"
+#include "memcg_statctl/statistics/comparison.h"
 
 #include "fake_debugfs.h"
 

@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/cgroup_placement.h"
-#include "memcg_statctl/command_metric.h"
+#include "memcg_statctl/cgroup/cgroup_placement.h"
+#include "memcg_statctl/cgroup/memory_stat.h"
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/memory_stat.h"
-#include "memcg_statctl/results_file.h"
+#include "memcg_statctl/output/results_file.h"
+#include "memcg_statctl/workloads/command_metric.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"

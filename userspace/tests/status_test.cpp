@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/abi_parsers.h"
+#include "memcg_statctl/debugfs/abi_parsers.h"
+#include "memcg_statctl/debugfs/status_problems.h"
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/status_problems.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"

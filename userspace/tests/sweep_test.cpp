@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/sweep.h"
+#include "memcg_statctl/run/sweep.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"

@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/signal_guard.h"
-#include "memcg_statctl/workload.h"
-#include "memcg_statctl/workload_command.h"
-#include "memcg_statctl/workload_runner.h"
+#include "memcg_statctl/run/signal_guard.h"
+#include "memcg_statctl/workloads/workload.h"
+#include "memcg_statctl/workloads/workload_command.h"
+#include "memcg_statctl/workloads/workload_runner.h"
 
 #include "fake_debugfs.h"
 

@@ -1,0 +1,192 @@
+// Named experiments (`memcg-statctl experiment NAME`): the recipes that reproduce the seed
+// threads on a stock kernel, and the pure logic around them that the unit tests pin down:
+// the recipe table, the flush_threshold sweep points, the staleness bound, the closing
+// verdict computed from measured numbers, and the JSON document. Running a recipe lives in
+// cmd_experiment.cpp (it reuses the sweep machinery: sweep_order, KnobRestorer, compare).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memcg_statctl/output/reports.h"
+
+namespace memcg_statctl {
+
+struct Recipe {
+    std::string name;    // the NAME of `experiment NAME`
+    std::string seed;    // "002": the stable name of the mailing-list report it reproduces
+    std::string summary; // one line for --help and the report header
+    // The report: list, "subject", author, date (and the commit it concerns, if named).
+    std::string reference;
+    // The report's published figures this recipe tests, and the machine and benchmark they
+    // came from (one or two sentences).
+    std::string claim;
+};
+
+const std::vector<Recipe>& recipes();
+std::vector<std::string> recipe_names();
+// nullptr for an unknown name.
+const Recipe* find_recipe(std::string_view name);
+// The text of `experiment --list`: per recipe its name and seed, then its summary, reference
+// and claim, indented and wrapped to `width` columns.
+std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width = 80);
+
+enum class Outcome { reproduced, not_reproduced, not_measured };
+std::string_view outcome_text(Outcome o); // "reproduced" | "not reproduced" | "not measured"
+
+struct Verdict {
+    Outcome outcome = Outcome::not_measured;
+    std::string line; // the closing line, ending in ": " + outcome_text(outcome)
+};
+
+// The row of `report` whose value is `value`; nullptr when absent.
+const ComparisonRow* find_row(const ComparisonReport& report, std::string_view value);
+
+// Seed 002: one report per page-fault mode with rows "0" (baseline), "128", "32".
+// Reproduced when every mode is significantly slower at 32 than at 0.
+Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes);
+
+// Seed 003: rows "always" (baseline) and "kernel". Reproduced when refault is significantly
+// faster with `kernel` (needless flushes skipped). `reader` (stat-reader) is reported only.
+Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader);
+
+// Seed 000: flush_threshold = 0, 1x, 4x and 16x the kernel default.
+std::vector<std::uint64_t> threshold_points(std::uint64_t kernel_default);
+
+// MEMCG_CHARGE_BATCH x nr_cpus, x nr_memcgs on kernels whose flush_model is `per-memcg`.
+inline constexpr std::uint64_t memcg_charge_batch = 64;
+std::uint64_t staleness_bound(std::uint64_t nr_cpus, std::string_view flush_model,
+                              std::uint64_t nr_memcgs);
+
+// One flush_threshold value: what it cost and the staleness it bought (measured).
+struct ThresholdPoint {
+    std::string value; // as written to the knob (the comparison rows' value)
+    std::uint64_t threshold = 0;
+    double flushes_per_run = 0;
+    std::optional<double> ns_per_flush;
+    std::optional<std::int64_t> staleness_pages; // largest spread over the runs
+    std::uint64_t samples = 0;                   // valid reader samples, all runs
+    std::uint64_t max_bracket_pages = 0;         // largest fault count during one read
+};
+
+// Reproduced when, at 16x against 0: fewer flushes and significantly more stat reads per
+// second; and at 1x (the kernel default) the staleness stays within `bound`.
+Verdict flush_threshold_verdict(const ComparisonReport& reader,
+                                const std::vector<ThresholdPoint>& points,
+                                std::uint64_t kernel_default, std::uint64_t bound);
+
+// Seed 001: rows "slab" and "mixed" with derived objcg_vmstat_miss_pct. Reproduced when
+// the slab-heavy miss rate is at or below the seed's 19.6% (its pre-caching boot figure;
+// 13.2% with the caching that 5.14+ kernels carry).
+inline constexpr double seed001_miss_pct_before = 19.6;
+inline constexpr double seed001_miss_pct_after = 13.2;
+Verdict objstock_verdict(const ComparisonReport& report);
+
+// Seed 004: total readtwice throughput with rows "1", "4", "16" (cgroups). Reproduced when
+// the total at 16 cgroups is not significantly below the total at 1 (per-memcg lru_lock:
+// no cross-cgroup collapse).
+Verdict readtwice_verdict(const ComparisonReport& total);
+
+// One named table besides the comparison reports (staleness, the seed 001 table, ...).
+struct ExtraTable {
+    std::string title;
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+// What a verdict rests on: wall-time throughput, or (in the guest, under the insn-marker
+// plugin) the same operations per 10^9 guest instructions, which repeat closely.
+enum class Measure { wall_time, guest_instructions };
+std::string_view measure_name(Measure m); // "wall_time" | "guest_instructions"
+
+// A rate (per second) over a window of `seconds` and `instructions`: per 10^9 instructions;
+// 0 when nothing was counted.
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions);
+// "faults/s" -> "faults per 1e9 guest insns" (the first "/s" or "/run" dropped).
+std::string per_giga_instructions_unit(std::string_view unit);
+
+// The staleness-versus-cost curve (seed 000's trade-off, recipe `staleness`): flush_threshold
+// = 0, 1x, 4x, 16x and 64x the kernel default in `threshold` mode, beside the other modes.
+inline constexpr std::uint64_t staleness_max_multiple = 64;
+std::vector<std::uint64_t> staleness_threshold_points(std::uint64_t kernel_default);
+
+// Largest and mean staleness over the runs of one variant; runs without a valid sample
+// (every read discarded) count in neither.
+struct StalenessSummary {
+    std::optional<std::int64_t> max_pages{};
+    std::optional<double> mean_pages{};
+};
+StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_t>>& per_run);
+
+// One variant of the `staleness` recipe as measured: a flush_threshold in `threshold` mode,
+// or another flush_mode (times_default unset: the threshold plays no part there).
+struct StalenessPoint {
+    std::string label;                            // "0", "4x", "kernel"
+    std::string mode;                             // flush_mode
+    std::optional<std::uint64_t> times_default{}; // flush_threshold / the kernel default
+    StalenessSummary staleness{};
+    std::uint64_t samples = 0; // kept reads over all runs
+    double reads_per_sec = 0;
+    double faults_per_sec = 0;
+    double flushes_per_run = 0;
+    std::optional<double> flush_ns_per_read{};  // flush.ns_total / stat reads
+    std::optional<double> flush_ns_per_fault{}; // flush.ns_total / page faults
+    // Guest instructions (all vCPUs) of the window per stat read and per page fault, when
+    // the runs were counted (insn_counter.h).
+    std::optional<double> insns_per_read{};
+    std::optional<double> insns_per_fault{};
+};
+
+// One row per point. The columns are a list in experiment.cpp: a new per-point figure is
+// one field here and one entry there.
+ExtraTable staleness_table(const std::vector<StalenessPoint>& points);
+
+// Reproduced when, from 0 to 64x in `threshold` mode, the mean staleness rises and the
+// flushes per run fall: a higher threshold trades accuracy for fewer flushes.
+Verdict staleness_verdict(const std::vector<StalenessPoint>& points);
+
+// gnuplot script of the curve: staleness (left axis) and flushes per run (right axis)
+// against the threshold on an index axis (0, 1x, 4x, ...: even steps of a log scale that
+// still shows 0), and a second panel with the other modes when there are any.
+std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
+                                  const std::filesystem::path& file);
+
+struct ExperimentResult {
+    std::string name;
+    std::string seed;
+    std::string reference;                 // the recipe's
+    std::string claim;                     // the recipe's
+    NameValues parameters;                 // runs, duration, kernel, ...
+    std::vector<ComparisonReport> reports; // in the sweep/--json shape
+    std::vector<ExtraTable> extra;
+    std::vector<std::string> notes; // how a number was measured
+    Verdict verdict;
+    Measure measure = Measure::wall_time;
+    Environment environment;
+    // Every finished run as measured ({"step", "knob", "value", "round", "figures",
+    // "counters"}), so a stopped experiment keeps them; complete until stopped.
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    bool complete = true;
+    std::optional<std::string> interrupted_by; // "SIGINT" / "SIGTERM"
+};
+
+// {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "seed",
+//  "reference", "claim", "environment", "parameters", "complete", "interrupted_by",
+//  "reports": [sweep documents], "tables", "notes", "verdict": {"outcome", "reproduced",
+//  "measure", "line"} (null until complete), "runs"}
+nlohmann::ordered_json experiment_json(const ExperimentResult& r);
+
+// The `anon` line of a memory.stat text, in bytes; nullopt when absent.
+std::optional<std::uint64_t> memory_stat_anon(std::string_view text);
+
+// FILE for a single report; FILE's stem + "-" + slug + extension for several.
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug);
+
+} // namespace memcg_statctl

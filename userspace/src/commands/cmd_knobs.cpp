@@ -1,0 +1,54 @@
+// `get`, `set`, `reset`: the module's knobs, discovered from its debugfs directory.
+#include <fmt/ostream.h>
+
+#include "commands/command.h"
+
+namespace memcg_statctl {
+
+Command add_get_command(CLI::App& app, Context& ctx) {
+    auto* sub = app.add_subcommand("get", "print one knob, or all knobs");
+    auto knob = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    sub->add_option("KNOB", *knob, "knob name (default: all)");
+    sub->add_flag("--json", *json, "print a JSON object");
+    return {sub, [&ctx, knob, json] {
+                const auto client = ctx.client();
+                client.require_module();
+                KnobReport report;
+                if (knob->empty()) {
+                    for (const auto& name : client.knob_names()) {
+                        report.knobs.emplace_back(name, client.read_knob(name));
+                    }
+                } else {
+                    if (!client.is_knob(*knob)) {
+                        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", *knob,
+                                                    fmt::join(client.knob_names(), ", ")));
+                    }
+                    report.knobs.emplace_back(*knob, client.read_knob(*knob));
+                }
+                make_output(pick_format(*json), ctx.env.out)->knobs(report);
+            }};
+}
+
+Command add_set_command(CLI::App& app, Context& ctx) {
+    auto* sub = app.add_subcommand("set", "write a knob (the module validates the value)");
+    auto args = std::make_shared<std::pair<std::string, std::string>>();
+    sub->add_option("KNOB", args->first, "knob name")->required();
+    sub->add_option("VALUE", args->second, "new value")->required();
+    return {sub, [&ctx, args] {
+                const auto client = ctx.client();
+                client.require_module();
+                client.write_knob(args->first, args->second);
+            }};
+}
+
+Command add_reset_command(CLI::App& app, Context& ctx) {
+    auto* sub = app.add_subcommand("reset", "zero all of the module's counters");
+    return {sub, [&ctx] {
+                const auto client = ctx.client();
+                client.require_module();
+                client.reset_counters();
+            }};
+}
+
+} // namespace memcg_statctl

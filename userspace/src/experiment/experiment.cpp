@@ -1,0 +1,593 @@
+#include "memcg_statctl/experiment/experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "memcg_statctl/output/output.h"
+#include "memcg_statctl/output/plot.h"
+#include "memcg_statctl/output/result_schema.h"
+#include "memcg_statctl/text_util.h"
+
+namespace memcg_statctl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string pct(const std::optional<double>& v) {
+    return v ? fmt::format("{:+.1f}%", *v) : std::string("n/a");
+}
+
+// The significance and the spread the figure rests on: Welch's p and the row's run-to-run
+// standard deviation relative to its mean.
+std::string pval(const ComparisonRow& row) {
+    auto text = row.p_value ? fmt::format("p={:.3f}{}", *row.p_value, row.significant ? " *" : "")
+                            : std::string("p n/a");
+    if (row.summary.n >= 2 && row.summary.mean != 0) {
+        text += fmt::format(", sd {:.1f}%", 100 * row.summary.stddev / std::abs(row.summary.mean));
+    }
+    return text;
+}
+
+std::optional<double> derived_of(const ComparisonRow& row, std::string_view name) {
+    for (const auto& d : row.derived) {
+        if (d.name == name) {
+            return d.value;
+        }
+    }
+    return std::nullopt;
+}
+
+// `words` as lines of at most `width` columns (a longer word keeps its own line), the first
+// indented by 2 spaces and the rest by 4, appended to `out`.
+void wrap_into(std::string& out, std::string_view words, std::size_t width) {
+    std::string line = "  ";
+    bool first = true;
+    for (const auto word : split_whitespace(words)) {
+        if (!first && line.size() + 1 + word.size() > width) {
+            out += line + '\n';
+            line = "    ";
+            first = true;
+        }
+        line += first ? "" : " ";
+        line += word;
+        first = false;
+    }
+    out += line + '\n';
+}
+
+Verdict finish(Outcome o, std::string body) {
+    return {o, fmt::format("{}: {}", body, outcome_text(o))};
+}
+
+} // namespace
+
+const std::vector<Recipe>& recipes() {
+    static const std::vector<Recipe> list = {
+        {"update-flush", "002",
+         "update_flush_every = 0, 128, 32 on page-fault (anon, file-shared), 2-level cgroup",
+         "kernel test robot, aim7 -14.0% regression report on 45208c9105 (\"memcg: "
+         "infrastructure to flush memcg stats\"), replies by Shakeel Butt and Feng Tang, "
+         "2021-09-05 to 2021-09-09",
+         "The commit queued an async stats flush every 32 stat updates: the robot measured "
+         "will-it-scale page_fault3 -9.2% and page_fault2 -6.4% per_process_ops (48-thread "
+         "2-socket Xeon E5-2697 v2) and aim7 -14.0% (128-thread Xeon Gold 6338). Flushing every "
+         "128 updates instead halved the page_fault1/2/3 slowdown, from around 10% to 5% "
+         "(Shakeel Butt), but left aim7 at about -12% (Feng Tang)."},
+        {"reader-flush", "003", "flush_mode = always vs kernel on refault and stat-reader",
+         "\"Re: [PATCH 1/2] memcg: flush stats only if updated\", Shakeel Butt, replying to "
+         "Johannes Weiner's ack of 2021-10-01",
+         "The kernel flushed the memcg stats on every refault; flushing only once the pending "
+         "updates exceed nr_cpus x CHARGE_BATCH cut the time to read back an 8 GiB tmpfs file "
+         "pushed to swap-on-zram (memory.force_empty) by 63%. The report names no machine."},
+        {"flush-threshold", "000",
+         "flush_threshold 0..16x the kernel default: cost and staleness, stat-reader beside "
+         "page-fault, depth 2",
+         "linux-mm, \"Re: [PATCH v2 3/5] mm: memcg: make stats flushing threshold per-memcg\", "
+         "Oliver Sang quoting Yosry Ahmed's commit log, 2023-10-18",
+         "A per-memcg flush threshold cost netperf TCP_SENDFILE 3.9% (40198.0 to 38629.7 Mbps; "
+         "22 instances on 44 CPUs, 20 runs) and will-it-scale page_fault1/2/3 1.56% to 3.58% of "
+         "per-process and per-thread ops (256 CPUs, 10 runs), in a 2-level cgroup. In exchange "
+         "the stats error bound grows from NR_CPUS x MEMCG_CHARGE_BATCH to that x NR_MEMCGS, "
+         "with the 2 s periodic flush as the backstop."},
+        {"objstock", "001", "obj-stock hit % and objcg vmstat miss rate, slab and slab+page-fault",
+         "linux-mm, \"Re: [PATCH v4 4/5] mm/memcg: Save both reclaimable & unreclaimable bytes "
+         "in object stock\", Waiman Long, 2021-04-20",
+         "On an instrumented 2-socket Cascade Lake server, caching reclaimable and unreclaimable "
+         "slab bytes together in the object stock lowered the objcg vmstat miss rate "
+         "(__mod_objcg_state / mod_objcg_state calls) after boot from 19.6% to 13.2%; during a "
+         "parallel kernel build it stayed at 17.1% vs 16.9%."},
+        {"readtwice", "004", "readtwice in 1, 4, 16 cgroups: throughput per cgroup, stock hit %",
+         "linux-mm, \"Re: [PATCH v18 00/32] per memcg lru_lock\", Alex Shi quoting Daniel "
+         "Jordan, 2020-08-26",
+         "With the per-memcg lru_lock series (v18 against 5.9-rc2), a memcg version of "
+         "vm-scalability's readtwice read 11% more data in 30 s runs with 16 cgroups (32 dd "
+         "tasks) on a 40-CPU 2-socket machine (Daniel Jordan); one readtwice per container in 80 "
+         "containers ran at 252% of 5.9-rc2 on a 2-socket, 20-core, 2-thread machine (Alex "
+         "Shi)."},
+        {"staleness", "000",
+         "staleness vs flush cost: flush_threshold 0..64x the kernel default and the other "
+         "flush_mode values, stat-reader beside page-fault, depth 2",
+         "linux-mm, \"Re: [PATCH v2 3/5] mm: memcg: make stats flushing threshold per-memcg\", "
+         "Oliver Sang quoting Yosry Ahmed's commit log, 2023-10-18",
+         "The thread weighed a higher flush threshold (fewer, cheaper flushes) against staler "
+         "stats in prose: the error bound is MEMCG_CHARGE_BATCH x NR_CPUS pages (x NR_MEMCGS "
+         "with per-memcg thresholds), with the 2 s periodic flush as the backstop. It published "
+         "no curve of staleness against threshold; this recipe measures one."},
+    };
+    return list;
+}
+
+std::vector<std::string> recipe_names() {
+    std::vector<std::string> names;
+    for (const auto& r : recipes()) {
+        names.push_back(r.name);
+    }
+    return names;
+}
+
+const Recipe* find_recipe(std::string_view name) {
+    for (const auto& r : recipes()) {
+        if (r.name == name) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width) {
+    std::string text;
+    for (const auto& r : list) {
+        if (!text.empty()) {
+            text += '\n';
+        }
+        text += fmt::format("{} (seed {})\n", r.name, r.seed);
+        wrap_into(text, r.summary, width);
+        wrap_into(text, "reference: " + r.reference, width);
+        wrap_into(text, "claim: " + r.claim, width);
+    }
+    return text;
+}
+
+std::string_view outcome_text(Outcome o) {
+    switch (o) {
+    case Outcome::reproduced:
+        return "reproduced";
+    case Outcome::not_reproduced:
+        return "not reproduced";
+    case Outcome::not_measured:
+        break;
+    }
+    return "not measured";
+}
+
+const ComparisonRow* find_row(const ComparisonReport& report, std::string_view value) {
+    for (const auto& row : report.rows) {
+        if (row.value == value) {
+            return &row;
+        }
+    }
+    return nullptr;
+}
+
+Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
+    if (modes.empty()) {
+        return finish(Outcome::not_measured, "seed 002: no page-fault results");
+    }
+    std::vector<std::string> at32;
+    std::vector<std::string> at128;
+    bool all = true;
+    for (const auto& m : modes) {
+        const auto* r32 = find_row(m, "32");
+        const auto* r128 = find_row(m, "128");
+        if (r32 == nullptr || find_row(m, "0") == nullptr) {
+            return finish(Outcome::not_measured,
+                          fmt::format("seed 002: {} lacks the values 0 and 32", m.workload));
+        }
+        at32.push_back(fmt::format("{} {} ({})", m.workload, pct(r32->percent_change), pval(*r32)));
+        if (r128 != nullptr) {
+            at128.push_back(fmt::format("{} {}", m.workload, pct(r128->percent_change)));
+        }
+        all = all && r32->significant && r32->percent_change && *r32->percent_change < 0;
+    }
+    auto body = fmt::format("seed 002: update_flush_every=32 vs 0: {}", fmt::join(at32, ", "));
+    if (!at128.empty()) {
+        body += fmt::format("; 128 vs 0: {}", fmt::join(at128, ", "));
+    }
+    body += " (seed: page_fault around -10% at 32, around -5% at 128)";
+    return finish(all ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader) {
+    const auto* k = find_row(refault, "kernel");
+    if (k == nullptr || find_row(refault, "always") == nullptr) {
+        return finish(Outcome::not_measured, "seed 003: refault lacks flush_mode always/kernel");
+    }
+    // Throughput change -> read-time change: time = 1 / throughput.
+    std::string time;
+    if (k->percent_change && *k->percent_change > -100) {
+        time = fmt::format(", read time {:+.1f}%", 100 * (1 / (1 + *k->percent_change / 100) - 1));
+    }
+    auto body = fmt::format("seed 003: refault with flush_mode=kernel vs always: {} {} ({}){}",
+                            pct(k->percent_change), refault.metric, pval(*k), time);
+    if (reader != nullptr) {
+        if (const auto* rk = find_row(*reader, "kernel")) {
+            body += fmt::format("; stat-reader {} ({})", pct(rk->percent_change), pval(*rk));
+        }
+    }
+    body += " (seed: needless flushes skipped, 63% shorter read time)";
+    const bool ok = k->significant && k->percent_change && *k->percent_change > 0;
+    return finish(ok ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+std::vector<std::uint64_t> threshold_points(std::uint64_t kernel_default) {
+    return {0, kernel_default, 4 * kernel_default, 16 * kernel_default};
+}
+
+std::uint64_t staleness_bound(std::uint64_t nr_cpus, std::string_view flush_model,
+                              std::uint64_t nr_memcgs) {
+    const auto bound = memcg_charge_batch * nr_cpus;
+    return flush_model == "per-memcg" ? bound * nr_memcgs : bound;
+}
+
+Verdict flush_threshold_verdict(const ComparisonReport& reader,
+                                const std::vector<ThresholdPoint>& points,
+                                std::uint64_t kernel_default, std::uint64_t bound) {
+    const auto point = [&](std::uint64_t t) -> const ThresholdPoint* {
+        for (const auto& p : points) {
+            if (p.threshold == t) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
+    const auto* p0 = point(0);
+    const auto* p1 = point(kernel_default);
+    const auto* p16 = point(16 * kernel_default);
+    const auto* r16 = p16 != nullptr ? find_row(reader, p16->value) : nullptr;
+    if (p0 == nullptr || p1 == nullptr || p16 == nullptr || r16 == nullptr) {
+        return finish(Outcome::not_measured, "seed 000: the sweep lacks 0, 1x or 16x");
+    }
+    const bool fewer = p16->flushes_per_run < p0->flushes_per_run;
+    const bool faster = r16->significant && r16->percent_change && *r16->percent_change > 0;
+    const bool bounded = p1->staleness_pages && *p1->staleness_pages >= 0 &&
+                         static_cast<std::uint64_t>(*p1->staleness_pages) <= bound;
+    const auto stale = [](const ThresholdPoint* p) {
+        return p->staleness_pages ? fmt::format("{} pages", *p->staleness_pages)
+                                  : std::string("n/a");
+    };
+    auto body = fmt::format(
+        "seed 000: flush_threshold={} (16x) vs 0: stat-reader {} ({}), flushes/run {:.0f} vs "
+        "{:.0f}; staleness at {} (1x) {}, at 16x {} (bound {} pages) (seed: fewer flushes, "
+        "error within MEMCG_CHARGE_BATCH x nr_cpus [x nr_memcgs])",
+        p16->threshold, pct(r16->percent_change), pval(*r16), p16->flushes_per_run,
+        p0->flushes_per_run, p1->threshold, stale(p1), stale(p16), bound);
+    return finish(fewer && faster && bounded ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+Verdict objstock_verdict(const ComparisonReport& report) {
+    const auto* slab = find_row(report, "slab");
+    const auto miss = slab != nullptr ? derived_of(*slab, "objcg_vmstat_miss_pct") : std::nullopt;
+    if (!miss) {
+        return finish(Outcome::not_measured,
+                      "seed 001: no objcg_vmstat counters for the slab workload");
+    }
+    const auto hit = derived_of(*slab, "obj_stock_hit_pct");
+    auto body = fmt::format("seed 001: objcg vmstat miss rate {:.1f}% (slab)", *miss);
+    if (const auto* mixed = find_row(report, "mixed")) {
+        if (const auto m = derived_of(*mixed, "objcg_vmstat_miss_pct")) {
+            body += fmt::format(", {:.1f}% (mixed)", *m);
+        }
+    }
+    if (hit) {
+        body += fmt::format("; obj-stock hit {:.1f}% (slab)", *hit);
+    }
+    body += fmt::format(" (seed: {}% with the vmstat caching, {}% before; at most {}% counts)",
+                        seed001_miss_pct_after, seed001_miss_pct_before, seed001_miss_pct_before);
+    return finish(*miss <= seed001_miss_pct_before ? Outcome::reproduced : Outcome::not_reproduced,
+                  body);
+}
+
+Verdict readtwice_verdict(const ComparisonReport& total) {
+    const auto* r16 = find_row(total, "16");
+    const auto* r1 = find_row(total, "1");
+    if (r1 == nullptr || r16 == nullptr) {
+        return finish(Outcome::not_measured, "seed 004: readtwice lacks 1 or 16 cgroups");
+    }
+    std::vector<std::string> changes;
+    for (const auto& row : total.rows) {
+        if (row.percent_change) {
+            changes.push_back(
+                fmt::format("{} cgroups {} ({})", row.value, pct(row.percent_change), pval(row)));
+        }
+    }
+    const bool collapsed = r16->significant && r16->percent_change && *r16->percent_change < 0;
+    auto body = fmt::format("seed 004: readtwice total {} vs 1 cgroup: {} (seed: per-memcg "
+                            "lru_lock, +11% data read at 16 cgroups; reproduced = no significant "
+                            "drop at 16)",
+                            total.metric, fmt::join(changes, ", "));
+    return finish(collapsed ? Outcome::not_reproduced : Outcome::reproduced, body);
+}
+
+std::vector<std::uint64_t> staleness_threshold_points(std::uint64_t kernel_default) {
+    std::vector<std::uint64_t> points{0};
+    for (std::uint64_t k = 1; k <= staleness_max_multiple; k *= 4) {
+        points.push_back(k * kernel_default);
+    }
+    return points;
+}
+
+StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_t>>& per_run) {
+    StalenessSummary s;
+    double sum = 0;
+    std::size_t n = 0;
+    for (const auto& pages : per_run) {
+        if (pages) {
+            s.max_pages = std::max(s.max_pages.value_or(*pages), *pages);
+            sum += static_cast<double>(*pages);
+            ++n;
+        }
+    }
+    if (n > 0) {
+        s.mean_pages = sum / static_cast<double>(n);
+    }
+    return s;
+}
+
+namespace {
+
+struct StalenessColumn {
+    const char* header;
+    std::string (*cell)(const StalenessPoint&);
+};
+
+// The columns of the staleness table, in order.
+const std::vector<StalenessColumn>& staleness_columns() {
+    static const std::vector<StalenessColumn> columns{
+        {"variant", [](const StalenessPoint& p) { return p.label; }},
+        {"mode", [](const StalenessPoint& p) { return p.mode; }},
+        {"x default",
+         [](const StalenessPoint& p) {
+             return p.times_default ? std::to_string(*p.times_default) : std::string("-");
+         }},
+        {"stale max",
+         [](const StalenessPoint& p) {
+             const auto& m = p.staleness.max_pages;
+             return m ? std::to_string(*m) : std::string("-");
+         }},
+        {"stale mean",
+         [](const StalenessPoint& p) { return format_or_dash(p.staleness.mean_pages, "{:.1f}"); }},
+        {"samples", [](const StalenessPoint& p) { return std::to_string(p.samples); }},
+        {"reads/s", [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.reads_per_sec); }},
+        {"faults/s",
+         [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.faults_per_sec); }},
+        {"flushes/run",
+         [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.flushes_per_run); }},
+        {"flush ns/read",
+         [](const StalenessPoint& p) { return format_or_dash(p.flush_ns_per_read, "{:.0f}"); }},
+        {"flush ns/fault",
+         [](const StalenessPoint& p) { return format_or_dash(p.flush_ns_per_fault, "{:.0f}"); }},
+        {"insns/read",
+         [](const StalenessPoint& p) { return format_or_dash(p.insns_per_read, "{:.0f}"); }},
+        {"insns/fault",
+         [](const StalenessPoint& p) { return format_or_dash(p.insns_per_fault, "{:.0f}"); }},
+    };
+    return columns;
+}
+
+const StalenessPoint* point_at(const std::vector<StalenessPoint>& points, std::uint64_t times) {
+    for (const auto& p : points) {
+        if (p.times_default == times) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+std::string mean_pages_text(const StalenessPoint& p) {
+    return format_or_dash(p.staleness.mean_pages, "{:.0f}");
+}
+
+// gnuplot reads NaN as a missing value: the point is left out, the script still runs.
+std::string gnuplot_number(const std::optional<double>& v) {
+    return v ? fmt::format("{:.6g}", *v) : std::string("NaN");
+}
+
+// Inline data block NAME: index, label, largest staleness, mean staleness, flushes/run.
+std::string staleness_data(const std::string& name, const std::vector<const StalenessPoint*>& ps) {
+    auto s = fmt::format("${} << EOD\n", name);
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        const auto& p = *ps[i];
+        const auto max = p.staleness.max_pages
+                             ? std::optional<double>(static_cast<double>(*p.staleness.max_pages))
+                             : std::nullopt;
+        s += fmt::format("{} \"{}\" {} {} {:.6g}\n", i, p.label, gnuplot_number(max),
+                         gnuplot_number(p.staleness.mean_pages), p.flushes_per_run);
+    }
+    return s + "EOD\n";
+}
+
+// One panel: staleness on the left axis, flushes per run on the right one.
+// `key` is where the legend fits: staleness rises to the right of the threshold panel while
+// flushes fall, so its top centre stays clear; in the modes panel the middle height is.
+std::string staleness_panel(const std::string& data, std::size_t count, const std::string& title,
+                            const std::string& xlabel, const std::string& style,
+                            const std::string& key) {
+    return fmt::format("set title {}\nset xlabel {}\nset xrange [-0.5:{}]\nset key {}\n"
+                       "plot ${} using 1:3:xtic(2) axes x1y1 with {} pt 7 "
+                       "title 'staleness, largest run', \\\n"
+                       "  '' using 1:4 axes x1y1 with {} pt 6 title 'staleness, mean of runs', \\\n"
+                       "  '' using 1:5 axes x1y2 with {} pt 5 dt 2 title 'flushes per run'\n",
+                       gnuplot_quoted(title), gnuplot_quoted(xlabel),
+                       static_cast<double>(count) - 0.5, key, data, style, style, style);
+}
+
+} // namespace
+
+ExtraTable staleness_table(const std::vector<StalenessPoint>& points) {
+    ExtraTable t{"staleness of leaf0's memory.stat (pages) and flush cost by flush_mode and "
+                 "flush_threshold",
+                 {},
+                 {}};
+    for (const auto& c : staleness_columns()) {
+        t.header.emplace_back(c.header);
+    }
+    for (const auto& p : points) {
+        auto& row = t.rows.emplace_back();
+        for (const auto& c : staleness_columns()) {
+            row.push_back(c.cell(p));
+        }
+    }
+    return t;
+}
+
+Verdict staleness_verdict(const std::vector<StalenessPoint>& points) {
+    const auto* lo = point_at(points, 0);
+    const auto* hi = point_at(points, staleness_max_multiple);
+    if (lo == nullptr || hi == nullptr || !lo->staleness.mean_pages || !hi->staleness.mean_pages) {
+        return finish(Outcome::not_measured,
+                      fmt::format("seed 000: no staleness at flush_threshold 0 and {}x",
+                                  staleness_max_multiple));
+    }
+    const bool grows = *hi->staleness.mean_pages > *lo->staleness.mean_pages;
+    const bool fewer = hi->flushes_per_run < lo->flushes_per_run;
+    std::vector<std::string> curve;
+    std::vector<std::string> modes;
+    for (const auto& p : points) {
+        (p.times_default ? curve : modes)
+            .push_back(fmt::format("{} {}", p.label, mean_pages_text(p)));
+    }
+    auto body = fmt::format(
+        "seed 000: staleness {} with flush_threshold ({} pages at 0 -> {} at {}x; mean of runs: "
+        "{}) while flushes per run {} ({:.0f} -> {:.0f})",
+        grows ? "grows" : "does not grow", mean_pages_text(*lo), mean_pages_text(*hi),
+        staleness_max_multiple, fmt::join(curve, ", "), fewer ? "fall" : "do not fall",
+        lo->flushes_per_run, hi->flushes_per_run);
+    if (!modes.empty()) {
+        body += fmt::format("; other modes: {} pages", fmt::join(modes, ", "));
+    }
+    body += " (claim: raising the threshold trades accuracy for fewer flushes)";
+    return finish(grows && fewer ? Outcome::reproduced : Outcome::not_reproduced, body);
+}
+
+std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
+                                  const std::filesystem::path& file) {
+    std::vector<const StalenessPoint*> curve;
+    std::vector<const StalenessPoint*> modes;
+    for (const auto& p : points) {
+        (p.times_default ? curve : modes).push_back(&p);
+    }
+    auto s = gnuplot_output(file, modes.empty() ? 800 : 1200, 500);
+    s += staleness_data("threshold", curve);
+    if (!modes.empty()) {
+        s += staleness_data("modes", modes);
+    }
+    s += fmt::format("set multiplot layout 1,{} title {}\n", modes.empty() ? 1 : 2,
+                     gnuplot_quoted("staleness of memory.stat vs flush cost"));
+    s += "set grid ytics\nset ytics nomirror\nset y2tics\n"
+         "set yrange [0:*]\nset y2range [0:*]\n"
+         "set ylabel 'staleness (pages)'\nset y2label 'flushes per run'\n";
+    s += staleness_panel("threshold", curve.size(), "flush_mode=threshold",
+                         "flush_threshold (x kernel default)", "linespoints", "top center");
+    if (!modes.empty()) {
+        s += staleness_panel("modes", modes.size(), "other flush_mode values", "flush_mode",
+                             "points", "left center Left reverse");
+    }
+    return s + "unset multiplot\n";
+}
+
+Json experiment_json(const ExperimentResult& r) {
+    // Numbers as JSON numbers (runs, duration, cpus), like every other document.
+    Json params = Json::object();
+    for (const auto& [k, v] : r.parameters) {
+        if (const auto integer = parse_u64(v)) {
+            params[k] = *integer;
+        } else if (const auto number = parse_double(v)) {
+            params[k] = *number;
+        } else {
+            params[k] = v;
+        }
+    }
+    Json reports = Json::array();
+    for (const auto& report : r.reports) {
+        // The same object `sweep --json` prints: one shape for both commands.
+        reports.push_back(sweep_document(report));
+    }
+    Json tables = Json::array();
+    for (const auto& t : r.extra) {
+        tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", t.rows}});
+    }
+    return {{"schema", "memcg-statctl/experiment"},
+            {"schema_version", result_schema_version},
+            {"experiment", r.name},
+            {"seed", r.seed},
+            {"reference", r.reference},
+            {"claim", r.claim},
+            {"environment", environment_json(r.environment)},
+            {"parameters", params},
+            {"complete", r.complete},
+            {"interrupted_by", r.interrupted_by ? Json(*r.interrupted_by) : Json(nullptr)},
+            {"reports", reports},
+            {"tables", tables},
+            {"notes", r.notes},
+            {"verdict", r.complete ? Json{{"outcome", std::string(outcome_text(r.verdict.outcome))},
+                                          {"reproduced", r.verdict.outcome == Outcome::reproduced},
+                                          {"measure", std::string(measure_name(r.measure))},
+                                          {"line", r.verdict.line}}
+                                   : Json(nullptr)},
+            {"runs", r.runs}};
+}
+
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions) {
+    if (instructions == 0) {
+        return 0;
+    }
+    return per_second * seconds * 1e9 / static_cast<double>(instructions);
+}
+
+std::string per_giga_instructions_unit(std::string_view unit) {
+    std::string u(unit);
+    for (const std::string_view per : {"/s", "/run"}) {
+        if (const auto slash = u.find(per); slash != std::string::npos) {
+            u.erase(slash, per.size());
+            break;
+        }
+    }
+    return u + " per 1e9 guest insns";
+}
+
+std::string_view measure_name(Measure m) {
+    return m == Measure::guest_instructions ? "guest_instructions" : "wall_time";
+}
+
+std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {
+    for (const auto line : split_lines(text)) {
+        const auto f = split_whitespace(line);
+        if (f.size() == 2 && f[0] == "anon") {
+            return parse_u64(f[1]);
+        }
+    }
+    return std::nullopt;
+}
+
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug) {
+    if (count <= 1) {
+        return file;
+    }
+    std::filesystem::path p(file);
+    std::string clean;
+    for (const char c : slug) {
+        clean += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '-';
+    }
+    if (clean.empty()) {
+        clean = std::to_string(index);
+    }
+    const auto name = fmt::format("{}-{}{}", p.stem().string(), clean, p.extension().string());
+    return (p.parent_path() / name).string();
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,24 @@
+// The csv implementation of Output (internal; obtain it through make_output()).
+#pragma once
+
+#include <ostream>
+
+#include "memcg_statctl/output/output.h"
+
+namespace memcg_statctl {
+
+class CsvOutput final : public Output {
+public:
+    explicit CsvOutput(std::ostream& out) : out_(out) {}
+    void status(const StatusReport& r) override;
+    void stats(const StatsReport& r) override;
+    void interval(const IntervalReport& r) override;
+    void knobs(const KnobReport& r) override;
+    void run(const RunReport& r) override;
+    void comparison(const ComparisonReport& r) override;
+
+private:
+    std::ostream& out_;
+};
+
+} // namespace memcg_statctl

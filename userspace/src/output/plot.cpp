@@ -1,0 +1,84 @@
+#include "memcg_statctl/output/plot.h"
+
+#include <cstdio>
+#include <sys/wait.h>
+
+#include <fmt/format.h>
+
+#include "memcg_statctl/exit_code.h"
+
+namespace memcg_statctl {
+
+PlotFormat plot_format_for(const std::filesystem::path& file) {
+    const auto ext = file.extension().string();
+    if (ext == ".svg") {
+        return PlotFormat::svg;
+    }
+    if (ext == ".png") {
+        return PlotFormat::png;
+    }
+    throw ToolError(ExitCode::usage,
+                    fmt::format("--plot {}: the file must end in .svg or .png", file.string()));
+}
+
+// In single quotes: only the quote itself needs doubling.
+std::string gnuplot_quoted(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) {
+        q += c;
+        if (c == '\'') {
+            q += '\'';
+        }
+    }
+    return q + "'";
+}
+
+std::string gnuplot_output(const std::filesystem::path& file, int width, int height) {
+    const auto terminal = plot_format_for(file) == PlotFormat::svg
+                              ? fmt::format("svg size {},{} dynamic", width, height)
+                              : fmt::format("pngcairo size {},{}", width, height);
+    return fmt::format("set terminal {} noenhanced\nset output {}\n", terminal,
+                       gnuplot_quoted(file.string()));
+}
+
+std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file) {
+    auto s = gnuplot_output(file, 800, 500);
+    s += fmt::format("set title {}\n",
+                     gnuplot_quoted(fmt::format("{} {} by {}", report.workload,
+                                                report.unit.empty() ? report.metric : report.unit,
+                                                report.knob)));
+    s += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_quoted(report.knob),
+                     gnuplot_quoted(report.unit.empty() ? report.metric : report.unit));
+    s += "set yrange [0:*]\nset grid ytics\nset key off\n"
+         "set style fill solid 0.5 border -1\nset boxwidth 0.6\n";
+    // Inline data block: index, label, mean, stddev.
+    s += "$data << EOD\n";
+    for (std::size_t i = 0; i < report.rows.size(); ++i) {
+        const auto& r = report.rows[i];
+        s += fmt::format("{} \"{}\" {:.6g} {:.6g}\n", i, r.value, r.summary.mean, r.summary.stddev);
+    }
+    s += "EOD\n";
+    s += "plot $data using 1:3:xtic(2) with boxes, '' using 1:3:4 with yerrorbars lc rgb "
+         "'black' pt -1\n";
+    return s;
+}
+
+void run_gnuplot(const std::string& script, const std::filesystem::path& file) {
+    FILE* pipe = ::popen("gnuplot", "w"); // NOLINT(cert-env33-c): fixed command, no input
+    if (pipe == nullptr) {
+        throw ToolError("cannot start gnuplot (apt-get install gnuplot-nox)");
+    }
+    const bool written = std::fwrite(script.data(), 1, script.size(), pipe) == script.size();
+    const int status = ::pclose(pipe);
+    if (!written || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        throw ToolError(fmt::format("gnuplot failed to write {} (exit status {}; is "
+                                    "gnuplot-nox installed?)",
+                                    file.string(), WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+    }
+}
+
+void write_plot(const ComparisonReport& report, const std::filesystem::path& file) {
+    run_gnuplot(gnuplot_script(report, file), file);
+}
+
+} // namespace memcg_statctl

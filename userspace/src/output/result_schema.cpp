@@ -1,0 +1,120 @@
+#include "memcg_statctl/output/result_schema.h"
+
+#include <algorithm>
+
+namespace memcg_statctl {
+namespace {
+
+template <typename T>
+Json optional_json(const std::optional<T>& v) {
+    return v ? Json(*v) : Json(nullptr);
+}
+
+} // namespace
+
+std::string json_key(std::string_view name) {
+    std::string key(name);
+    std::replace(key.begin(), key.end(), '.', '_');
+    return key;
+}
+
+Json counters_json(const Counters& counters) {
+    Json j = Json::object();
+    for (const auto& [name, value] : counters.entries()) {
+        j[json_key(name)] = value;
+    }
+    return j;
+}
+
+Json derived_json(const std::vector<DerivedValue>& derived) {
+    Json j = Json::object();
+    for (const auto& d : derived) {
+        j[json_key(d.name)] = optional_json(d.value);
+    }
+    return j;
+}
+
+Json memory_stat_json(const MemoryStat& stat) {
+    return pairs_json(stat, [](std::int64_t v) { return Json(v); });
+}
+
+Json environment_json(const Environment& e) {
+    return {{"tool_version", e.tool_version},
+            {"abi", e.abi},
+            {"kernel", e.kernel},
+            {"module_version", optional_json(e.module_version)},
+            {"cpus", e.cpus},
+            {"memory_bytes", e.memory_bytes},
+            {"started", e.started}};
+}
+
+Json run_result_json(const RunResult& r) {
+    Json memory = Json::array();
+    for (const auto& m : r.memory_stat) {
+        memory.push_back({{"cgroup", m.cgroup}, {"delta", memory_stat_json(m.delta)}});
+    }
+    return {{"seconds", r.seconds},
+            {"ops_per_sec", optional_json(r.ops_per_sec)},
+            {"task_ops_per_sec", r.task_ops_per_sec},
+            {"exit_statuses", r.exit_statuses},
+            {"stopped_at_duration", r.stopped_at_duration},
+            {"metric", optional_json(r.metric)},
+            {"counters", r.counters ? counters_json(*r.counters) : Json(nullptr)},
+            {"derived", derived_json(r.derived)},
+            {"memory_stat", memory}};
+}
+
+Json comparison_row_json(const ComparisonRow& row) {
+    // No finished run (a stopped sweep): no statistics, rather than zeros.
+    const auto stat = [&](double v) { return row.summary.n == 0 ? Json(nullptr) : Json(v); };
+    return {{"value", row.value},
+            {"n", row.summary.n},
+            {"mean", stat(row.summary.mean)},
+            {"median", stat(row.summary.median)},
+            {"stddev", row.summary.n < 2 ? Json(nullptr) : Json(row.summary.stddev)},
+            {"percent_change", optional_json(row.percent_change)},
+            {"p_value", optional_json(row.p_value)},
+            {"significant", row.significant},
+            {"samples", row.samples},
+            {"counters", counters_json(row.mean_counter_deltas)},
+            {"derived", derived_json(row.derived)},
+            {"memory_stat", memory_stat_json(row.mean_memory_stat)}};
+}
+
+Json run_document(const RunReport& r) {
+    return {{"schema", "memcg-statctl/run"},
+            {"schema_version", result_schema_version},
+            {"environment", environment_json(r.environment)},
+            {"workload", r.workload},
+            {"parameters", r.parameters},
+            {"complete", !r.interrupted_by.has_value()},
+            {"interrupted_by", optional_json(r.interrupted_by)},
+            {"result", r.interrupted_by ? Json(nullptr) : run_result_json(r.result)}};
+}
+
+Json sweep_document(const ComparisonReport& r) {
+    Json runs = Json::array();
+    for (const auto& run : r.runs) {
+        Json j = {{"value", run.value}, {"round", run.round}};
+        j.update(run_result_json(run.result));
+        runs.push_back(std::move(j));
+    }
+    Json rows = Json::array();
+    for (const auto& row : r.rows) {
+        rows.push_back(comparison_row_json(row));
+    }
+    return {{"schema", "memcg-statctl/sweep"},
+            {"schema_version", result_schema_version},
+            {"environment", environment_json(r.environment)},
+            {"workload", r.workload},
+            {"knob", r.knob},
+            {"parameters", r.parameters},
+            {"metric", r.metric},
+            {"unit", r.unit},
+            {"complete", r.complete},
+            {"interrupted_by", optional_json(r.interrupted_by)},
+            {"runs", runs},
+            {"rows", rows}};
+}
+
+} // namespace memcg_statctl
