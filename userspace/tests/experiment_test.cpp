@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -54,6 +55,15 @@ TEST(Experiment, RecipesNameTheirSeeds) {
     EXPECT_EQ(find_recipe("readtwice")->seed, "004");
     EXPECT_EQ(find_recipe("staleness")->seed, "000");
     EXPECT_EQ(find_recipe("nope"), nullptr);
+}
+
+TEST(Experiment, EveryRecipeRowRunsItsOwnFunction) {
+    std::vector<Recipe::Run> seen;
+    for (const auto& r : recipes()) {
+        ASSERT_NE(r.run, nullptr) << r.name;
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), r.run), 0) << r.name;
+        seen.push_back(r.run);
+    }
 }
 
 TEST(Experiment, RecipesStateTheReportAndItsClaimInNumbers) {

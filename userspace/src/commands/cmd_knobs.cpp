@@ -20,10 +20,7 @@ Command add_get_command(CLI::App& app, Context& ctx) {
                         report.knobs.emplace_back(name, client.read_knob(name));
                     }
                 } else {
-                    if (!client.is_knob(*knob)) {
-                        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", *knob,
-                                                    fmt::join(client.knob_names(), ", ")));
-                    }
+                    client.require_knob(*knob);
                     report.knobs.emplace_back(*knob, client.read_knob(*knob));
                 }
                 make_output(pick_format(*json), ctx.env.out)->knobs(report);

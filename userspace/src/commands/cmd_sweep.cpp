@@ -129,10 +129,7 @@ void run_sweep(const Context& ctx, SweepOptions& opt) {
     const SignalGuard signals;
     const auto client = ctx.client();
     client.require_module();
-    if (!client.is_knob(opt.knob)) {
-        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", opt.knob,
-                                    fmt::join(client.knob_names(), ", ")));
-    }
+    client.require_knob(opt.knob);
     if (opt.runs == 1) {
         fmt::print(ctx.env.err, "warning: --runs 1 gives one sample per value: no standard "
                                 "deviation and no significance test\n");

@@ -99,15 +99,19 @@ bool DebugfsClient::is_knob(std::string_view name) const {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+void DebugfsClient::require_knob(std::string_view name) const {
+    if (!is_knob(name)) {
+        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", name,
+                                    fmt::join(knob_names(), ", ")));
+    }
+}
+
 std::string DebugfsClient::read_knob(std::string_view name) const {
     return std::string(trim(read(name)));
 }
 
 void DebugfsClient::write_knob(std::string_view name, std::string_view value) const {
-    if (!is_knob(name)) {
-        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", name,
-                                    fmt::join(knob_names(), ", ")));
-    }
+    require_knob(name);
     const int err = writer_(root_ / name, fmt::format("{}\n", value));
     if (err == 0) {
         return;

@@ -56,4 +56,14 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
     return out;
 }
 
+std::optional<double> derived_value(const std::vector<DerivedValue>& values,
+                                    std::string_view name) {
+    for (const auto& d : values) {
+        if (d.name == name) {
+            return d.value;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace memcg_statctl

@@ -17,7 +17,7 @@ std::string number(double v) {
     return fmt::format("{:.2f}", v);
 }
 
-std::string derived_value(const DerivedValue& d) {
+std::string derived_text(const DerivedValue& d) {
     return d.value ? fmt::format("{:.2f} {}", *d.value, d.unit) : std::string("-");
 }
 
@@ -28,7 +28,7 @@ void print_derived(std::ostream& out, const std::vector<DerivedValue>& derived) 
     TextTable t({Align::left, Align::right});
     t.row({"DERIVED", "VALUE"});
     for (const auto& d : derived) {
-        t.row({d.name, derived_value(d)});
+        t.row({d.name, derived_text(d)});
     }
     t.print(out);
 }
@@ -258,7 +258,7 @@ void TextOutput::comparison(const ComparisonReport& r) {
                         }
                         for (const auto& d : row.derived) {
                             if (d.name == name) {
-                                return derived_value(d);
+                                return derived_text(d);
                             }
                         }
                         return std::string("-");

@@ -51,6 +51,9 @@ public:
     // directory that has a write permission bit, except `reset` (write-only action).
     std::vector<std::string> knob_names() const;
     bool is_knob(std::string_view name) const;
+    // Throws ToolError "unknown knob `NAME` (the module has: ...)" unless is_knob(name): the
+    // one check of a knob name, for every command that takes one.
+    void require_knob(std::string_view name) const;
     std::string read_knob(std::string_view name) const; // value without trailing newline
     // Throws ToolError (exit 1) with one line saying what to do when the write fails:
     // EINVAL "<knob> rejects '<value>': <knob_accepted_values()>", EPERM (debugfs locked

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memcg_statctl/debugfs/counters.h"
@@ -23,5 +24,8 @@ struct DerivedValue {
 // `seconds` is the length of that span when known: rates (flushes/s) need it.
 // A value is produced only when all the counters it needs are present.
 std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds);
+
+// The value named `name` among `values`; nullopt when absent or undefined.
+std::optional<double> derived_value(const std::vector<DerivedValue>& values, std::string_view name);
 
 } // namespace memcg_statctl

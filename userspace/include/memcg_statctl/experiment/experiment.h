@@ -1,8 +1,10 @@
 // Named experiments (`memcg-statctl experiment NAME`): the recipes that reproduce the seed
 // threads on a stock kernel, and the pure logic around them that the unit tests pin down:
 // the recipe table, the flush_threshold sweep points, the staleness bound, the closing
-// verdict computed from measured numbers, and the JSON document. Running a recipe lives in
-// cmd_experiment.cpp (it reuses the sweep machinery: sweep_order, KnobRestorer, compare).
+// verdict computed from measured numbers, and the JSON document. The table's rows are in
+// recipes.cpp; each row's run function (recipes_*.cpp) builds its jobs for the Experiment
+// runner (experiment_runner.h, which reuses the sweep machinery: sweep_order, KnobRestorer,
+// compare).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,12 @@
 
 namespace memcg_statctl {
 
+class Experiment;        // runs a recipe's jobs (internal: experiment_runner.h)
+struct ExperimentResult; // below
+
 struct Recipe {
+    // Runs the recipe on `e` and fills `r` (reports, tables, parameters, notes, verdict).
+    using Run = void (*)(Experiment& e, ExperimentResult& r);
     std::string name;    // the NAME of `experiment NAME`
     std::string seed;    // "002": the stable name of the mailing-list report it reproduces
     std::string summary; // one line for --help and the report header
@@ -27,8 +34,10 @@ struct Recipe {
     // The report's published figures this recipe tests, and the machine and benchmark they
     // came from (one or two sentences).
     std::string claim;
+    Run run = nullptr;
 };
 
+// The table: one row per recipe, in `experiment --list` order.
 const std::vector<Recipe>& recipes();
 std::vector<std::string> recipe_names();
 // nullptr for an unknown name.

@@ -1,0 +1,141 @@
+// The stock recipes: objstock (seed 001, the object stock's objcg vmstat miss rate) and
+// readtwice (seed 004, throughput by cgroup count).
+#include <fmt/format.h>
+
+#include "memcg_statctl/text_util.h"
+
+#include "experiment/experiment_runner.h"
+#include "experiment/experiment_workloads.h"
+#include "experiment/recipe_runs.h"
+#include "workloads/workload_io.h"
+
+namespace memcg_statctl {
+
+void run_objstock(Experiment& e, ExperimentResult& r) {
+    e.set_fixed("stock_hooks", "1");
+    std::vector<Job> jobs{
+        {.make = [] { return workload("slab", "anon", "/tmp"); },
+         .cgroups = 1,
+         .depth = 1,
+         .tasks = 2,
+         .metrics = {{.title = "slab",
+                      .unit = "files/s per slab task",
+                      .value =
+                          [](const RunMeasurement& m, int /*cgroups*/) {
+                              return m.total_ops_per_sec /
+                                     static_cast<double>(m.task_ops_per_sec.size());
+                          }}}},
+        {.make =
+             [] {
+                 std::vector<std::unique_ptr<Workload>> parts;
+                 parts.push_back(workload("slab", "anon", "/tmp"));
+                 parts.push_back(workload("page-fault", "anon"));
+                 return std::make_unique<CompositeWorkload>(
+                     "slab+page-fault", std::move(parts),
+                     [](std::size_t /*cgroup*/, std::size_t index) {
+                         return index == 0 ? 0U : 1U;
+                     });
+             },
+         .cgroups = 1,
+         .depth = 1,
+         .tasks = 2,
+         .metrics = {{.title = "mixed",
+                      .unit = "files/s per slab task",
+                      .value = task_sum([](std::size_t t) { return t % 2 == 0; })}}},
+    };
+    const std::vector<Variant> one{{.label = "on"}};
+    const auto reports = e.run("stock_hooks", jobs, one);
+    // One report with a row per workload: the seed's table compares workloads.
+    std::vector<ComparisonRow> rows{reports[0][0].rows[0], reports[1][0].rows[0]};
+    rows[0].value = "slab";
+    rows[1].value = "mixed";
+    rows[1].percent_change.reset();
+    rows[1].p_value.reset();
+    rows[1].significant = false;
+    {
+        // %change and Welch of mixed against slab, as compare() does for a sweep.
+        std::vector<ValueRuns> v(2);
+        v[0].value = "slab";
+        v[0].samples = rows[0].samples;
+        v[1].value = "mixed";
+        v[1].samples = rows[1].samples;
+        const auto c = compare("workload", "objstock", v);
+        rows[1].percent_change = c.rows[1].percent_change;
+        rows[1].p_value = c.rows[1].p_value;
+        rows[1].significant = c.rows[1].significant;
+    }
+    ComparisonReport report;
+    report.knob = "workload";
+    report.workload = "objstock (slab in /tmp; mixed = slab + page-fault anon)";
+    report.metric = "files/s per slab task";
+    report.unit = "";
+    report.rows = rows;
+    r.reports.push_back(report);
+    ExtraTable t{"seed 001's table: objcg vmstat pushes (flushes) / mod_objcg_state calls "
+                 "(updates), per run",
+                 {"workload", "flushes", "updates", "%", "obj-stock hit %", "charge-stock hit %"},
+                 {}};
+    for (const auto& row : rows) {
+        const auto get = [&](const char* n) {
+            const auto v = row.mean_counter_deltas.get(n);
+            return v ? std::to_string(*v) : std::string("-");
+        };
+        t.rows.push_back(
+            {row.value, get("objcg_vmstat.flushes"), get("objcg_vmstat.updates"),
+             format_or_dash(derived_value(row.derived, "objcg_vmstat_miss_pct"), "{:.1f}"),
+             format_or_dash(derived_value(row.derived, "obj_stock_hit_pct"), "{:.1f}"),
+             format_or_dash(derived_value(row.derived, "charge_stock_hit_pct"), "{:.1f}")});
+    }
+    r.extra.push_back(t);
+    r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
+                                       "task + 1 page-fault anon task");
+    r.notes.emplace_back(
+        "% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the seed's "
+        "__mod_objcg_state / mod_objcg_state), from the summed deltas of all runs.");
+    r.verdict = objstock_verdict(report);
+}
+
+void run_readtwice(Experiment& e, ExperimentResult& r) {
+    e.set_fixed("stock_hooks", "1");
+    const auto dir = e.options().dir;
+    const auto size = e.options().size_mib.value_or(32);
+    std::vector<Job> jobs{
+        {.make = [dir, size] { return workload("readtwice", "anon", dir, size); },
+         .cgroups = 1,
+         .depth = 1,
+         .tasks = 2,
+         .leaf_memory_max = size * mib / 2,
+         .metrics = {{.title = "readtwice total", .unit = "pages/s", .value = total},
+                     {.title = "readtwice per cgroup",
+                      .unit = "pages/s per cgroup",
+                      .value = [](const RunMeasurement& m, int cgroups) {
+                          return m.total_ops_per_sec / cgroups;
+                      }}}}};
+    std::vector<Variant> variants;
+    for (const int n : {1, 4, 16}) {
+        variants.push_back({.label = std::to_string(n), .cgroups = n});
+    }
+    auto reports = e.run("cgroups", jobs, variants).front();
+    r.reports = reports;
+    ExtraTable t{
+        "readtwice by cgroup count",
+        {"cgroups", "total pages/s", "pages/s per cgroup", "charge-stock hit %", "obj-stock hit %"},
+        {}};
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const auto& row = reports[0].rows[i];
+        t.rows.push_back(
+            {row.value, fmt::format("{:.0f}", row.summary.mean),
+             fmt::format("{:.0f}", reports[1].rows[i].summary.mean),
+             format_or_dash(derived_value(row.derived, "charge_stock_hit_pct"), "{:.1f}"),
+             format_or_dash(derived_value(row.derived, "obj_stock_hit_pct"), "{:.1f}")});
+    }
+    r.extra.push_back(t);
+    r.parameters.emplace_back(
+        "setup", fmt::format("N leaves at depth 1, 2 readers each over one sparse {} MiB file per "
+                             "cgroup in {}, memory.max {} MiB per leaf (so pages cycle through "
+                             "the LRU as in vm-scalability's file > memory)",
+                             size, dir, size / 2));
+    r.verdict = readtwice_verdict(Experiment::decisive(reports, 0, 2));
+}
+
+} // namespace memcg_statctl
