@@ -2,10 +2,13 @@
 /*
  * Kernel-generation selection for memcg_statctl.
  *
- * Every version test of the module lives in this one block; the rest of the
- * code tests only the MCS_GEN_* and HAVE_* macros below. The build picks the
- * generation from the headers; init confirms it from the running kernel's
- * symbols (a hook whose symbol is absent is reported as "missing").
+ * Every version test of the module lives in this file; the rest of the
+ * code tests only MCS_GEN_61, MCS_GEN_612, MCS_GEN_7X and MCS_HAVE_DIRECT,
+ * and uses the names defined below for what differs between generations
+ * (MCS_FLUSH_MODEL, MCS_STOCK_MODEL, MCS_UNBOUND_WQ, mcs_fregs_*(),
+ * mcs_direct_*()). The build picks the generation from the headers; init
+ * confirms it from the running kernel's symbols (a hook whose symbol is
+ * absent is reported as "missing").
  */
 #ifndef MCS_COMPAT_H
 #define MCS_COMPAT_H

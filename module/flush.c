@@ -25,7 +25,8 @@
  *   work runs untouched; any other value cancels it and runs the module's
  *   own delayed work at that period (0: none). Unload restores the kernel's.
  * - update_flush_every N: every Nth update on a cpu queues one asynchronous
- *   flush (the 5.15 behaviour measured in seed 002); a pending work item
+ *   flush (the 5.15 behaviour of the update-path flush report,
+ *   docs/background.md#update-path-flush); a pending work item
  *   coalesces, so flush.async_queued counts the queue attempts and
  *   flush.async the flushes the work performed.
  * - Counting: every request is exactly one of flush.performed or
@@ -347,20 +348,10 @@ static void mcs_show_update_every(struct seq_file *m)
 	seq_printf(m, "%u\n", READ_ONCE(mcs_update_every));
 }
 
-const struct mcs_knob mcs_flush_knobs[] = {
-	{ "flush_mode", mcs_set_mode, mcs_show_mode },
-	{ "flush_threshold", mcs_set_threshold, mcs_show_threshold },
-	{ "flush_period_ms", mcs_set_period, mcs_show_period },
-	{ "update_flush_every", mcs_set_update_every, mcs_show_update_every },
-};
-
-const unsigned int mcs_flush_nr_knobs = ARRAY_SIZE(mcs_flush_knobs);
-
-static bool flush_hooks = true;
-module_param(flush_hooks, bool, 0444);
-MODULE_PARM_DESC(flush_hooks, "Attach flush control and the flush counters at load (default 1; 0 leaves the kernel's flushing entirely alone, for measuring the module's own cost)");
-
-/* Initial values; parsed exactly like writes to the debugfs files. */
+/*
+ * Initial values, parsed exactly like writes to the debugfs files of the
+ * same name (mcs_flush_knobs). NULL keeps the value mcs_flush_init() set.
+ */
 static char *flush_mode = "kernel";
 module_param(flush_mode, charp, 0444);
 MODULE_PARM_DESC(flush_mode, "Initial flush_mode: kernel, threshold, always or never (default kernel)");
@@ -374,36 +365,25 @@ static char *update_flush_every = "0";
 module_param(update_flush_every, charp, 0444);
 MODULE_PARM_DESC(update_flush_every, "Initial update_flush_every: 0 (off) or N, an async flush every N stat updates on a cpu (default 0)");
 
-static int mcs_flush_apply_params(void)
-{
-	static const struct {
-		const char *param;
-		const char **value;
-		int (*set)(const char *text);
-	} params[] = {
-		{ "flush_threshold", (const char **)&flush_threshold,
-		  mcs_set_threshold },
-		{ "flush_period_ms", (const char **)&flush_period_ms,
-		  mcs_set_period },
-		{ "update_flush_every", (const char **)&update_flush_every,
-		  mcs_set_update_every },
-		{ "flush_mode", (const char **)&flush_mode, mcs_set_mode },
-	};
-	unsigned int i;
-	int ret;
+/*
+ * The flush knobs: each row is a debugfs file and the module parameter that
+ * gives its value at load, one name for both. Load applies the parameters
+ * in this order: flush_mode last, so that a mode starts with the threshold,
+ * period and update_flush_every it was loaded with.
+ */
+const struct mcs_knob mcs_flush_knobs[] = {
+	MCS_KNOB_ROW(flush_threshold, mcs_set_threshold, mcs_show_threshold),
+	MCS_KNOB_ROW(flush_period_ms, mcs_set_period, mcs_show_period),
+	MCS_KNOB_ROW(update_flush_every, mcs_set_update_every,
+		     mcs_show_update_every),
+	MCS_KNOB_ROW(flush_mode, mcs_set_mode, mcs_show_mode),
+};
 
-	for (i = 0; i < ARRAY_SIZE(params); i++) {
-		if (!*params[i].value)
-			continue;
-		ret = params[i].set(*params[i].value);
-		if (ret) {
-			pr_err("invalid module parameter %s=%s\n",
-			       params[i].param, *params[i].value);
-			return ret;
-		}
-	}
-	return 0;
-}
+const unsigned int mcs_flush_nr_knobs = ARRAY_SIZE(mcs_flush_knobs);
+
+static bool flush_hooks = true;
+module_param(flush_hooks, bool, 0444);
+MODULE_PARM_DESC(flush_hooks, "Attach flush control and the flush counters at load (default 1; 0 leaves the kernel's flushing entirely alone, for measuring the module's own cost)");
 
 const char *mcs_flush_state(void)
 {
@@ -464,7 +444,7 @@ int mcs_flush_init(void)
 		mcs_counter_set_present(MCS_STAT_UPDATES);
 		mcs_counter_set_present(MCS_STAT_UPDATES_AMOUNT);
 	}
-	ret = mcs_flush_apply_params();
+	ret = mcs_knobs_apply_params(mcs_flush_knobs, mcs_flush_nr_knobs);
 	if (ret) {
 		mcs_flush_exit();
 		return ret;

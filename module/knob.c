@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Strict parsing shared by every knob and module parameter. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -17,5 +19,23 @@ int mcs_knob_parse_u64(const char *text, u64 min, u64 max, u64 *out)
 	if (v < min || v > max)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int mcs_knobs_apply_params(const struct mcs_knob *knobs, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!knobs[i].param || !*knobs[i].param)
+			continue;
+		ret = knobs[i].set(*knobs[i].param);
+		if (ret) {
+			pr_err("invalid module parameter %s=%s\n",
+			       knobs[i].name, *knobs[i].param);
+			return ret;
+		}
+	}
 	return 0;
 }

@@ -8,18 +8,35 @@
 /*
  * A debugfs knob: a file that reads back its value and parses writes
  * strictly. @set receives the written text without its one optional
- * trailing newline and returns 0 or -EINVAL; it changes nothing on error.
+ * trailing newline and returns 0 or a negative errno (-EINVAL for text it
+ * rejects); it changes nothing on error.
+ * @param, when set, points at the module parameter that gives the knob its
+ * value at load (NULL text: the knob keeps its value).
  */
 struct mcs_knob {
 	const char *name;
 	int (*set)(const char *text);
 	void (*show)(struct seq_file *m);
+	char **param;
 };
+
+/*
+ * A knob table's row for the knob whose module parameter is the charp
+ * @var: the knob takes the parameter's name, so the two cannot drift apart.
+ */
+#define MCS_KNOB_ROW(var, setter, shower)				\
+	{ .name = #var, .set = setter, .show = shower, .param = &(var) }
 
 /* Longest text a knob accepts (a u64 in decimal, or a mode name). */
 #define MCS_KNOB_MAX_LEN	24
 
 /* A decimal in [min, max], digits only (no sign, no spaces). */
 int mcs_knob_parse_u64(const char *text, u64 min, u64 max, u64 *out);
+
+/*
+ * Set each knob of @knobs from its module parameter, in order, with the
+ * knob's own setter; 0, or the first error (logged with the parameter).
+ */
+int mcs_knobs_apply_params(const struct mcs_knob *knobs, unsigned int n);
 
 #endif /* MCS_KNOB_H */
