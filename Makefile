@@ -20,40 +20,32 @@ CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
 all: module
 
+# The help of every target is the `## ` comment lines above its rule, printed
+# in file order, then the kernels of the table; scripts/checks/make-help-check.sh
+# (in `make check`) keeps the help lines and .PHONY in step.
+## make help                  this list
 help:
-	@echo "make [module] [KDIR=...]   build memcg_statctl.ko (default: running kernel)"
-	@echo "make userspace             build the memcg-statctl tool and its unit tests"
-	@echo "make unit                  run the unit tests (no root, no module)"
-	@echo "make deps                  install build and test dependencies (Debian 12, apt)"
-	@echo "make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;"
-	@echo "                           TESTS=\"NAME...\" runs only those selftest programs;"
-	@echo "                           FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)"
-	@echo "                           kernels (scripts/kernels/kernels.tsv): $(KERNELS)"
-	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
-	@echo "make checkpatch            the kernel's checkpatch.pl on module/"
-	@echo "make check                 deps, unit, cited paths, checkpatch, vmtest 6.1 6.12 7.3,"
-	@echo "                           DKMS and install checks, a short experiment in guest"
-	@echo "                           instructions, readme-check (about 55 minutes)"
-	@echo "make demo                  boot the 6.1 guest and show the tool at work"
-	@echo "make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)"
-	@echo "make experiment NAME=...   a seed experiment in the guest (update-flush, reader-flush,"
-	@echo "                           flush-threshold, objstock, readtwice, staleness); results in"
-	@echo "                           build/experiments/NAME/"
-	@$(MAKE) -s help-install
+	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
+	@echo "kernels (KVER, or KVER-FLAVOUR; scripts/kernels/kernels.tsv): $(KERNELS)"
 
+## make [module] [KDIR=...]   build memcg_statctl.ko (default: running kernel)
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+## make userspace             build the memcg-statctl tool and its unit tests
 userspace:
 	cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(USERSPACE_BUILD) -j$(shell nproc)
 
+## make unit                  run the unit tests (no root, no module)
 unit: userspace
 	ctest --test-dir $(USERSPACE_BUILD) --output-on-failure
 
+## make deps                  install build and test dependencies (Debian 12, apt)
 deps:
 	scripts/deps.sh
 
+## make checkpatch            the kernel's checkpatch.pl --strict on module/
 checkpatch:
 	scripts/kernels/ksft-headers.sh
 	$(CHECKPATCH) --no-tree --strict --quiet --ignore $(CHECKPATCH_IGNORE) \
@@ -61,18 +53,26 @@ checkpatch:
 
 # The module build of `check` is against the guest kernel's Debian headers
 # (the host's own kernel may have none); vmtest does it before booting.
+## make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;
+##                            TESTS="NAME..." runs only those selftest programs;
+##                            FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)
 vmtest:
 	MCS_TESTS="$(TESTS)" MCS_FLAVOUR="$(FLAVOUR)" scripts/vm/vmtest.sh $(KVER)
 
 # The README's "Installing on a test machine", word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
+## make readme-check          follow the README's install section word for word in a 6.1 guest
 readme-check: userspace
 	scripts/checks/readme-check.sh 6.1
 
+## make check                 deps, unit, cited paths, make help, checkpatch, vmtest 6.1 6.12
+##                            7.3, DKMS and install checks, a short experiment in guest
+##                            instructions, readme-check (about 55 minutes)
 check:
 	$(MAKE) deps
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
+	scripts/checks/make-help-check.sh
 	$(MAKE) checkpatch
 	$(MAKE) vmtest KVER=6.1
 	$(MAKE) vmtest KVER=6.12
@@ -83,19 +83,24 @@ check:
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
 
+## make demo [KVER=6.1]       boot the guest and show the tool at work
 demo: deps
 	$(MAKE) userspace
 	MCS_FLAVOUR="$(FLAVOUR)" scripts/demo.sh $(KVER)
 
-# A seed experiment in the guest: make experiment NAME=update-flush [KVER=6.1]
+## make experiment NAME=... [KVER=6.1]
+##                            reproduce a report of docs/background.md in the guest
+##                            (update-flush, reader-flush, flush-threshold, objstock,
+##                            readtwice, staleness); results in build/experiments/NAME/
 experiment: deps
 	$(MAKE) userspace
 	MCS_FLAVOUR="$(FLAVOUR)" scripts/experiment.sh $(NAME) $(KVER)
 
-# The module's own cost in guest instructions (QEMU TCG plugin, 1 vCPU).
+## make bench [KVER=6.1]      module cost in guest instructions (QEMU plugin, 1 vCPU)
 bench: deps
 	MCS_FLAVOUR="$(FLAVOUR)" scripts/bench/bench.sh $(KVER)
 
+## make clean                 remove build/ and the module's build products
 clean:
 	rm -rf $(BUILD)
 	rm -f module/*.o module/.*.cmd *.o *.ko *.mod *.mod.c .*.cmd \

@@ -1,6 +1,6 @@
 # Installation, DKMS and signing targets of memcg-statctl; included by the
-# top-level Makefile. `make help-install` lists them; README.md ("Installing on a test machine") is
-# the user's guide. The targets are idempotent: running one twice is the same
+# top-level Makefile. `make help` lists them (the `## ` lines); README.md
+# ("Installing on a test machine") is the user's guide. The targets are idempotent: running one twice is the same
 # as running it once.
 #
 #   make install [KDIR=...] [DESTDIR=...] [PREFIX=/usr/local]
@@ -58,22 +58,16 @@ CERT ?=
 prune = d='$(1)'; while [ "$$d" != '$(2)' ] && [ "$${d\#'$(2)'/}" != "$$d" ] && \
 	rmdir "$$d" 2>/dev/null; do d=$${d%/*}; done
 
-.PHONY: help-install install uninstall install-module uninstall-module \
+.PHONY: install uninstall install-module uninstall-module \
 	install-tool uninstall-tool man sign \
 	dkms-src dkms-add dkms-install dkms-remove
 
-help-install:
-	@echo "make install [KDIR=...] [DESTDIR=...] [PREFIX=/usr/local]"
-	@echo "                           module (modules_install + depmod), tool, man page"
-	@echo "make uninstall             the reverse, with the same variables"
-	@echo "make sign KEY=... CERT=... sign memcg_statctl.ko with KDIR's scripts/sign-file ($(SIGN_HASH))"
-	@echo "make dkms-install [KERNELRELEASE=...]  copy to $(DKMS_SOURCE_TREE), dkms add/build/install"
-	@echo "make dkms-remove           dkms remove --all, delete the $(DKMS_SOURCE_TREE) copy"
-	@echo "make man                   build/man/memcg-statctl.1 from the tool's help (help2man)"
-
 # --- make install / uninstall ------------------------------------------------
 
+## make install [KDIR=...] [DESTDIR=...] [PREFIX=/usr/local]
+##                            module (modules_install + depmod), tool, man page
 install: install-module install-tool
+## make uninstall             the reverse, with the same variables
 uninstall: uninstall-module uninstall-tool
 
 # The kernel's modules_install copies the module to
@@ -82,6 +76,7 @@ uninstall: uninstall-module uninstall-tool
 # CONFIG_MODULE_SIG_ALL= turns that off, and a signature made by `make sign`
 # is kept. depmod runs on the live system; into a DESTDIR (a staging tree)
 # only with DEPMOD_DESTDIR=1, as packages run depmod from their postinst.
+## make install-module        the module alone (modules_install + depmod)
 install-module: module
 	@[ -n "$(MCS_KREL)" ] || { echo "install: no kernel release in $(KDIR)/include/generated/utsrelease.h (set KDIR)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) KERNELRELEASE=$(MCS_KREL) \
@@ -90,6 +85,7 @@ install-module: module
 	$(call mcs_depmod)
 
 MCS_KO = $(MCS_DESTDIR)/lib/modules/$(MCS_KREL)/$(INSTALL_MOD_DIR)/memcg_statctl.ko
+## make uninstall-module      the module alone
 uninstall-module:
 	@[ -n "$(MCS_KREL)" ] || { echo "uninstall: no kernel release in $(KDIR)/include/generated/utsrelease.h (set KDIR)" >&2; exit 1; }
 	rm -f $(MCS_KO) $(MCS_KO).xz $(MCS_KO).gz $(MCS_KO).zst
@@ -109,6 +105,7 @@ endef
 
 # The tool is built if it is missing; if it cannot be built, the module is
 # still installed and the tool and its man page are skipped, saying so.
+## make install-tool          the tool and its man page alone
 install-tool:
 	@if [ ! -x $(TOOL) ]; then \
 		echo "install: $(TOOL) missing, building it (make userspace)"; \
@@ -125,6 +122,7 @@ install-tool:
 	install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
 
 # Directories are removed only inside a DESTDIR, and only when empty.
+## make uninstall-tool        the tool and its man page alone
 uninstall-tool:
 	rm -f $(MCS_DESTDIR)$(BINDIR)/memcg-statctl $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
 	@$(call prune,$(MCS_DESTDIR)$(BINDIR),$(or $(MCS_DESTDIR),$(BINDIR)))
@@ -137,6 +135,7 @@ uninstall-tool:
 # hand-written sections of userspace/man/memcg-statctl.h2m.
 MAN_H2M = $(BUILD)/man/memcg-statctl.h2m
 MAN_H2M_SRC = $(CURDIR)/userspace/man/memcg-statctl.h2m
+## make man                   build/man/memcg-statctl.1 from the tool's help (help2man)
 man:
 	@[ -x $(TOOL) ] || { echo "man: $(TOOL) missing: run 'make userspace' first" >&2; exit 1; }
 	@command -v help2man >/dev/null || { echo "man: help2man not found: apt-get install help2man" >&2; exit 1; }
@@ -159,6 +158,8 @@ man:
 
 # Signs memcg_statctl.ko in the tree with the kernel's own sign-file. The .ko
 # is relinked first, so signing twice leaves one signature, not two.
+## make sign KEY=... CERT=...  sign memcg_statctl.ko with KDIR's scripts/sign-file
+##                            (SIGN_HASH, default sha256)
 sign:
 	@[ -n "$(KEY)" ] && [ -n "$(CERT)" ] || { echo "usage: make sign KEY=key.pem CERT=cert.der [KDIR=...]" >&2; exit 2; }
 	@[ -r "$(KEY)" ] || { echo "sign: cannot read KEY=$(KEY)" >&2; exit 1; }
@@ -178,6 +179,8 @@ endef
 
 # The source tree DKMS builds from: dkms.conf, Kbuild and module/*.[ch]
 # (dkms.conf says why nothing else is needed). It is copied fresh each time.
+## make dkms-src              dkms remove this version, copy the sources afresh to
+##                            DKMS_SOURCE_TREE (default /usr/src)
 dkms-src:
 	$(call mcs_need_dkms)
 	@if [ -n "$$($(DKMS) status -m $(DKMS_NAME) -v $(MCS_VERSION))" ]; then \
@@ -194,14 +197,18 @@ dkms-src:
 	install -m 0644 $(CURDIR)/dkms.conf $(CURDIR)/Kbuild $(DKMS_SRC)/
 	install -m 0644 $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/*.S $(DKMS_SRC)/module/
 
+## make dkms-add              dkms-src, then dkms add
 dkms-add: dkms-src
 	$(DKMS) add $(DKMS_NAME)/$(MCS_VERSION)
 
+## make dkms-install [KERNELRELEASE=...]
+##                            dkms-add, then dkms build and install
 dkms-install: dkms-add
 	$(DKMS) build $(DKMS_NAME)/$(MCS_VERSION) -k $(KERNELRELEASE) \
 		$(if $(DKMS_KSRC),--kernelsourcedir $(DKMS_KSRC))
 	$(DKMS) install $(DKMS_NAME)/$(MCS_VERSION) -k $(KERNELRELEASE)
 
+## make dkms-remove           dkms remove --all, delete the DKMS_SOURCE_TREE copy
 dkms-remove:
 	$(call mcs_need_dkms)
 	@if [ -n "$$($(DKMS) status -m $(DKMS_NAME) -v $(MCS_VERSION))" ]; then \
