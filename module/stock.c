@@ -17,10 +17,12 @@
  *                            obj_cgroup_charge() (obj_cgroup_charge_pages()
  *                            is inlined there);
  *   objcg vmstat   update  = mod_objcg_state() called;
- *   (seed 001)     flush   = the cached slab bytes pushed to the memcg, by
+ *                  flush   = the cached slab bytes pushed to the memcg, by
  *                            mod_objcg_state() or when drain_obj_stock()
- *                            empties the stock: seed 001's __mod_objcg_state
- *                            calls, now the inlined mod_objcg_mlstate().
+ *                            empties the stock: the __mod_objcg_state calls
+ *                            of the object-stock report
+ *                            (docs/background.md#obj-stock-vmstat), now
+ *                            the inlined mod_objcg_mlstate().
  *                            6.1: it calls the out-of-line copy of the
  *                            header's mod_memcg_lruvec_state(), which only
  *                            it calls and which, being `inline`, is notrace:

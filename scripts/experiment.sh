@@ -16,8 +16,8 @@
 # the previous run's, also when the experiment failed part way (a run that
 # wrote none leaves the previous run's files there).
 # Exits non-zero when the guest did not finish, the experiment failed or its
-# files did not arrive; a seed direction that was not reproduced is a
-# result, not a failure.
+# files did not arrive; a report's direction (docs/background.md) that was
+# not reproduced is a result, not a failure.
 source "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: experiment.sh NAME [KVER] (NAME: update-flush reader-flush flush-threshold objstock readtwice staleness)}

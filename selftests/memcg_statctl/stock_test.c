@@ -383,8 +383,9 @@ static void print_obj(const char *what, const struct stats *a,
 	     PRIu64 " flushes +%" PRIu64, what, NR_FILES, att, miss,
 	     stats_delta(a, b, "obj_stock.refills"),
 	     stats_delta(a, b, "obj_stock.drains"), upd, fl);
-	diag("%s: seed-001 table: obj stock hit %.2f%%, objcg vmstat miss "
-	     "rate %.2f%%", what, pct(att - miss, att), pct(fl, upd));
+	diag("%s: obj-stock-vmstat table (docs/background.md): obj stock hit "
+	     "%.2f%%, objcg vmstat miss rate %.2f%%", what, pct(att - miss, att),
+	     pct(fl, upd));
 }
 
 static int test_obj_files(void)

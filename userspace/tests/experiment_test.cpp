@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "memcg_statctl/experiment/experiment.h"
 #include "memcg_statctl/output/plot.h"
 #include "memcg_statctl/statistics/comparison.h"
+#include "memcg_statctl/text_util.h"
 
 #include "cli_runner.h"
 #include "fake_debugfs.h"
@@ -43,17 +45,17 @@ bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-TEST(Experiment, RecipesNameTheirSeeds) {
+TEST(Experiment, RecipesNameTheirReports) {
     EXPECT_EQ(recipe_names(),
               (std::vector<std::string>{"update-flush", "reader-flush", "flush-threshold",
                                         "objstock", "readtwice", "staleness"}));
     ASSERT_NE(find_recipe("update-flush"), nullptr);
-    EXPECT_EQ(find_recipe("update-flush")->seed, "002");
-    EXPECT_EQ(find_recipe("reader-flush")->seed, "003");
-    EXPECT_EQ(find_recipe("flush-threshold")->seed, "000");
-    EXPECT_EQ(find_recipe("objstock")->seed, "001");
-    EXPECT_EQ(find_recipe("readtwice")->seed, "004");
-    EXPECT_EQ(find_recipe("staleness")->seed, "000");
+    EXPECT_EQ(find_recipe("update-flush")->report_id, "update-path-flush");
+    EXPECT_EQ(find_recipe("reader-flush")->report_id, "flush-only-if-updated");
+    EXPECT_EQ(find_recipe("flush-threshold")->report_id, "per-memcg-threshold");
+    EXPECT_EQ(find_recipe("objstock")->report_id, "obj-stock-vmstat");
+    EXPECT_EQ(find_recipe("readtwice")->report_id, "per-memcg-lru-lock");
+    EXPECT_EQ(find_recipe("staleness")->report_id, "per-memcg-threshold");
     EXPECT_EQ(find_recipe("nope"), nullptr);
 }
 
@@ -81,8 +83,8 @@ TEST(Experiment, RecipesStateTheReportAndItsClaimInNumbers) {
     EXPECT_TRUE(has(claim("update-flush"), "every 128 updates")) << claim("update-flush");
     EXPECT_TRUE(has(claim("reader-flush"), "63%")) << claim("reader-flush");
     EXPECT_TRUE(has(claim("flush-threshold"), "NR_CPUS x MEMCG_CHARGE_BATCH"));
-    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", seed001_miss_pct_before)));
-    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", seed001_miss_pct_after)));
+    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", obj_stock_vmstat_miss_pct_before)));
+    EXPECT_TRUE(has(claim("objstock"), fmt::format("{}%", obj_stock_vmstat_miss_pct_after)));
     EXPECT_TRUE(has(claim("readtwice"), "16 cgroups")) << claim("readtwice");
     EXPECT_TRUE(has(reference("update-flush"), "45208c9105"));
     EXPECT_TRUE(has(reference("reader-flush"), "memcg: flush stats only if updated"));
@@ -91,12 +93,34 @@ TEST(Experiment, RecipesStateTheReportAndItsClaimInNumbers) {
     EXPECT_TRUE(has(reference("readtwice"), "per memcg lru_lock"));
 }
 
+TEST(Experiment, EachReportIsASectionOfBackgroundMdWithTheSameCommits) {
+    // docs/background.md has a "## NAME" section per report that names the recipes testing
+    // it and every commit id of the tool's reference.
+    const auto doc = read_file(MEMCG_STATCTL_BACKGROUND_MD);
+    const std::regex commit_id("\\b[0-9a-f]{10,12}\\b");
+    for (const auto& r : recipes()) {
+        const auto head = doc.find("\n## " + r.report_id + "\n");
+        ASSERT_NE(head, std::string::npos) << r.report_id;
+        const auto next = doc.find("\n## ", head + 1);
+        const auto section =
+            doc.substr(head, next == std::string::npos ? std::string::npos : next - head);
+        EXPECT_NE(section.find("`" + r.name + "`"), std::string::npos) << r.name;
+        int ids = 0;
+        for (auto it = std::sregex_iterator(r.reference.begin(), r.reference.end(), commit_id);
+             it != std::sregex_iterator(); ++it, ++ids) {
+            EXPECT_NE(section.find(it->str()), std::string::npos)
+                << r.name << ": " << it->str() << " is not in " << r.report_id;
+        }
+        EXPECT_GT(ids, 0) << r.name << ": no upstream commit in " << r.reference;
+    }
+}
+
 TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
     const std::vector<Recipe> list{
-        {"a", "007", "one two three", "list, \"S\", X, 2020-01-02", "four five six seven"},
-        {"b", "008", "s", "r", "averyveryverylongword c"},
+        {"a", "r-a", "one two three", "list, \"S\", X, 2020-01-02", "four five six seven"},
+        {"b", "r-b", "s", "r", "averyveryverylongword c"},
     };
-    EXPECT_EQ(recipe_list_text(list, 20), "a (seed 007)\n"
+    EXPECT_EQ(recipe_list_text(list, 20), "a (docs/background.md#r-a)\n"
                                           "  one two three\n"
                                           "  reference: list,\n"
                                           "    \"S\", X,\n"
@@ -104,7 +128,7 @@ TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
                                           "  claim: four five\n"
                                           "    six seven\n"
                                           "\n"
-                                          "b (seed 008)\n"
+                                          "b (docs/background.md#r-b)\n"
                                           "  s\n"
                                           "  reference: r\n"
                                           "  claim:\n"
@@ -113,7 +137,8 @@ TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
     // The real table: every recipe, lines within 80 columns but for an unbreakable word.
     const auto text = recipe_list_text(recipes());
     for (const auto& r : recipes()) {
-        EXPECT_NE(text.find(fmt::format("{} (seed {})\n", r.name, r.seed)), std::string::npos);
+        EXPECT_NE(text.find(fmt::format("{} (docs/background.md#{})\n", r.name, r.report_id)),
+                  std::string::npos);
     }
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
@@ -331,7 +356,7 @@ TEST(Experiment, GnuplotDrawsTheStalenessFigure) {
     EXPECT_NE(text.str().find(">never<"), std::string::npos);
 }
 
-TEST(Experiment, ObjstockComparesTheMissRateWithTheSeed) {
+TEST(Experiment, ObjstockComparesTheMissRateWithTheReport) {
     const auto low = counters({{"objcg_vmstat.updates", 1000},
                                {"objcg_vmstat.flushes", 150},
                                {"obj_stock.attempts", 1000},
@@ -364,7 +389,7 @@ TEST(Experiment, ReadtwiceReproducedUnlessTotalDropsSignificantly) {
 TEST(Experiment, JsonShape) {
     ExperimentResult r;
     r.name = "reader-flush";
-    r.seed = "003";
+    r.report_id = "flush-only-if-updated";
     r.reference = "list, \"subject\", author, 2021-10-01";
     r.claim = "63% shorter";
     r.parameters = {{"runs", "3"}};
@@ -378,7 +403,8 @@ TEST(Experiment, JsonShape) {
     EXPECT_EQ(j["schema"], "memcg-statctl/experiment");
     EXPECT_EQ(j["complete"], true);
     EXPECT_EQ(j["experiment"], "reader-flush");
-    EXPECT_EQ(j["seed"], "003");
+    EXPECT_EQ(j["schema_version"], 2);
+    EXPECT_EQ(j["report_id"], "flush-only-if-updated");
     EXPECT_EQ(j["reference"], r.reference);
     EXPECT_EQ(j["claim"], r.claim);
     EXPECT_EQ(j["parameters"]["runs"], 3); // a number, as in every document

@@ -68,7 +68,7 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
     ExperimentResult r;
     Figure figure; // taken from the Experiment before it restores the knobs
     r.name = recipe->name;
-    r.seed = recipe->seed;
+    r.report_id = recipe->report_id;
     r.reference = recipe->reference;
     r.claim = recipe->claim;
     r.parameters = {{"runs", std::to_string(opt.runs)},
@@ -80,8 +80,9 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         r.environment = current_environment(&client);
         r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
         r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
-        fmt::print(out, "experiment {} (seed {}): {}\nreference: {}\nclaim: {}\n", recipe->name,
-                   recipe->seed, recipe->summary, recipe->reference, recipe->claim);
+        fmt::print(
+            out, "experiment {}: {}\nreport: docs/background.md#{}\nreference: {}\nclaim: {}\n",
+            recipe->name, recipe->summary, recipe->report_id, recipe->reference, recipe->claim);
         out.flush();
         recipe->run(e, r);
         figure = e.figure();
@@ -154,15 +155,15 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
     std::string help = "run a named experiment reproducing a mailing-list report (`experiment "
                        "--list`: each one's report and the claim in numbers it tests):";
     for (const auto& r : recipes()) {
-        help += fmt::format("\n  {:<16} seed {}: {}", r.name, r.seed, r.summary);
+        help += fmt::format("\n  {:<16} {}", r.name, r.summary);
     }
     auto* sub = app.add_subcommand("experiment", help);
     auto opt = std::make_shared<ExperimentOptions>();
     auto* name = sub->add_option("NAME", opt->name, "the recipe (required unless --list)")
                      ->check(CLI::IsMember(recipe_names()));
     sub->add_flag("--list", opt->list,
-                  "print each recipe: its seed, summary, report reference and the claim it "
-                  "tests (no module or root needed)")
+                  "print each recipe: its report (docs/background.md), summary, reference and "
+                  "the claim it tests (no module or root needed)")
         ->excludes(name);
     sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()

@@ -30,7 +30,8 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
         out.push_back({"ns_per_flush", "ns",
                        ratio(static_cast<double>(*ns_total), static_cast<double>(*performed))});
     }
-    // hit % = 100 * (1 - misses / attempts), for each stock (seed 001's measure).
+    // hit % = 100 * (1 - misses / attempts), for each stock (the measure of
+    // docs/background.md#obj-stock-vmstat).
     // A charge that retries after reclaim (memory.max) consults the stock
     // again and can miss again, while it is one attempt: with more misses
     // than attempts the ratio means nothing, so it is shown as unknown.
@@ -45,7 +46,8 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
                                                         -100, 100)});
         }
     }
-    // Seed 001's vmstat miss rate: stat pushes from mod_objcg_state / its calls.
+    // The vmstat miss rate of docs/background.md#obj-stock-vmstat: the stat pushes of
+    // mod_objcg_state over its calls.
     const auto updates = counts.get("objcg_vmstat.updates");
     const auto flushes = counts.get("objcg_vmstat.flushes");
     if (updates && flushes) {

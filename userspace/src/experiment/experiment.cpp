@@ -62,7 +62,7 @@ std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width)
         if (!text.empty()) {
             text += '\n';
         }
-        text += fmt::format("{} (seed {})\n", r.name, r.seed);
+        text += fmt::format("{} (docs/background.md#{})\n", r.name, r.report_id);
         wrap_into(text, r.summary, width);
         wrap_into(text, "reference: " + r.reference, width);
         wrap_into(text, "claim: " + r.claim, width);
@@ -93,7 +93,7 @@ const ComparisonRow* find_row(const ComparisonReport& report, std::string_view v
 
 Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
     if (modes.empty()) {
-        return finish(Outcome::not_measured, "seed 002: no page-fault results");
+        return finish(Outcome::not_measured, "update-path-flush: no page-fault results");
     }
     std::vector<std::string> at32;
     std::vector<std::string> at128;
@@ -102,8 +102,9 @@ Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
         const auto* r32 = find_row(m, "32");
         const auto* r128 = find_row(m, "128");
         if (r32 == nullptr || find_row(m, "0") == nullptr) {
-            return finish(Outcome::not_measured,
-                          fmt::format("seed 002: {} lacks the values 0 and 32", m.workload));
+            return finish(
+                Outcome::not_measured,
+                fmt::format("update-path-flush: {} lacks the values 0 and 32", m.workload));
         }
         at32.push_back(fmt::format("{} {} ({})", m.workload, pct(r32->percent_change), pval(*r32)));
         if (r128 != nullptr) {
@@ -111,32 +112,35 @@ Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes) {
         }
         all = all && r32->significant && r32->percent_change && *r32->percent_change < 0;
     }
-    auto body = fmt::format("seed 002: update_flush_every=32 vs 0: {}", fmt::join(at32, ", "));
+    auto body =
+        fmt::format("update-path-flush: update_flush_every=32 vs 0: {}", fmt::join(at32, ", "));
     if (!at128.empty()) {
         body += fmt::format("; 128 vs 0: {}", fmt::join(at128, ", "));
     }
-    body += " (seed: page_fault around -10% at 32, around -5% at 128)";
+    body += " (report: page_fault around -10% at 32, around -5% at 128)";
     return finish(all ? Outcome::reproduced : Outcome::not_reproduced, body);
 }
 
 Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader) {
     const auto* k = find_row(refault, "kernel");
     if (k == nullptr || find_row(refault, "always") == nullptr) {
-        return finish(Outcome::not_measured, "seed 003: refault lacks flush_mode always/kernel");
+        return finish(Outcome::not_measured,
+                      "flush-only-if-updated: refault lacks flush_mode always/kernel");
     }
     // Throughput change -> read-time change: time = 1 / throughput.
     std::string time;
     if (k->percent_change && *k->percent_change > -100) {
         time = fmt::format(", read time {:+.1f}%", 100 * (1 / (1 + *k->percent_change / 100) - 1));
     }
-    auto body = fmt::format("seed 003: refault with flush_mode=kernel vs always: {} {} ({}){}",
-                            pct(k->percent_change), refault.metric, pval(*k), time);
+    auto body =
+        fmt::format("flush-only-if-updated: refault with flush_mode=kernel vs always: {} {} ({}){}",
+                    pct(k->percent_change), refault.metric, pval(*k), time);
     if (reader != nullptr) {
         if (const auto* rk = find_row(*reader, "kernel")) {
             body += fmt::format("; stat-reader {} ({})", pct(rk->percent_change), pval(*rk));
         }
     }
-    body += " (seed: needless flushes skipped, 63% shorter read time)";
+    body += " (report: needless flushes skipped, 63% shorter read time)";
     const bool ok = k->significant && k->percent_change && *k->percent_change > 0;
     return finish(ok ? Outcome::reproduced : Outcome::not_reproduced, body);
 }
@@ -167,7 +171,7 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
     const auto* p16 = point(16 * kernel_default);
     const auto* r16 = p16 != nullptr ? find_row(reader, p16->value) : nullptr;
     if (p0 == nullptr || p1 == nullptr || p16 == nullptr || r16 == nullptr) {
-        return finish(Outcome::not_measured, "seed 000: the sweep lacks 0, 1x or 16x");
+        return finish(Outcome::not_measured, "per-memcg-threshold: the sweep lacks 0, 1x or 16x");
     }
     const bool fewer = p16->flushes_per_run < p0->flushes_per_run;
     const bool faster = r16->significant && r16->percent_change && *r16->percent_change > 0;
@@ -178,8 +182,9 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
                                   : std::string("n/a");
     };
     auto body = fmt::format(
-        "seed 000: flush_threshold={} (16x) vs 0: stat-reader {} ({}), flushes/run {:.0f} vs "
-        "{:.0f}; staleness at {} (1x) {}, at 16x {} (bound {} pages) (seed: fewer flushes, "
+        "per-memcg-threshold: flush_threshold={} (16x) vs 0: stat-reader {} ({}), flushes/run "
+        "{:.0f} vs "
+        "{:.0f}; staleness at {} (1x) {}, at 16x {} (bound {} pages) (report: fewer flushes, "
         "error within MEMCG_CHARGE_BATCH x nr_cpus [x nr_memcgs])",
         p16->threshold, pct(r16->percent_change), pval(*r16), p16->flushes_per_run,
         p0->flushes_per_run, p1->threshold, stale(p1), stale(p16), bound);
@@ -192,10 +197,10 @@ Verdict objstock_verdict(const ComparisonReport& report) {
         slab != nullptr ? derived_value(slab->derived, "objcg_vmstat_miss_pct") : std::nullopt;
     if (!miss) {
         return finish(Outcome::not_measured,
-                      "seed 001: no objcg_vmstat counters for the slab workload");
+                      "obj-stock-vmstat: no objcg_vmstat counters for the slab workload");
     }
     const auto hit = derived_value(slab->derived, "obj_stock_hit_pct");
-    auto body = fmt::format("seed 001: objcg vmstat miss rate {:.1f}% (slab)", *miss);
+    auto body = fmt::format("obj-stock-vmstat: objcg vmstat miss rate {:.1f}% (slab)", *miss);
     if (const auto* mixed = find_row(report, "mixed")) {
         if (const auto m = derived_value(mixed->derived, "objcg_vmstat_miss_pct")) {
             body += fmt::format(", {:.1f}% (mixed)", *m);
@@ -204,9 +209,11 @@ Verdict objstock_verdict(const ComparisonReport& report) {
     if (hit) {
         body += fmt::format("; obj-stock hit {:.1f}% (slab)", *hit);
     }
-    body += fmt::format(" (seed: {}% with the vmstat caching, {}% before; at most {}% counts)",
-                        seed001_miss_pct_after, seed001_miss_pct_before, seed001_miss_pct_before);
-    return finish(*miss <= seed001_miss_pct_before ? Outcome::reproduced : Outcome::not_reproduced,
+    body += fmt::format(" (report: {}% with the vmstat caching, {}% before; at most {}% counts)",
+                        obj_stock_vmstat_miss_pct_after, obj_stock_vmstat_miss_pct_before,
+                        obj_stock_vmstat_miss_pct_before);
+    return finish(*miss <= obj_stock_vmstat_miss_pct_before ? Outcome::reproduced
+                                                            : Outcome::not_reproduced,
                   body);
 }
 
@@ -214,7 +221,7 @@ Verdict readtwice_verdict(const ComparisonReport& total) {
     const auto* r16 = find_row(total, "16");
     const auto* r1 = find_row(total, "1");
     if (r1 == nullptr || r16 == nullptr) {
-        return finish(Outcome::not_measured, "seed 004: readtwice lacks 1 or 16 cgroups");
+        return finish(Outcome::not_measured, "per-memcg-lru-lock: readtwice lacks 1 or 16 cgroups");
     }
     std::vector<std::string> changes;
     for (const auto& row : total.rows) {
@@ -224,10 +231,11 @@ Verdict readtwice_verdict(const ComparisonReport& total) {
         }
     }
     const bool collapsed = r16->significant && r16->percent_change && *r16->percent_change < 0;
-    auto body = fmt::format("seed 004: readtwice total {} vs 1 cgroup: {} (seed: per-memcg "
-                            "lru_lock, +11% data read at 16 cgroups; reproduced = no significant "
-                            "drop at 16)",
-                            total.metric, fmt::join(changes, ", "));
+    auto body =
+        fmt::format("per-memcg-lru-lock: readtwice total {} vs 1 cgroup: {} (report: per-memcg "
+                    "lru_lock, +11% data read at 16 cgroups; reproduced = no significant "
+                    "drop at 16)",
+                    total.metric, fmt::join(changes, ", "));
     return finish(collapsed ? Outcome::not_reproduced : Outcome::reproduced, body);
 }
 
@@ -368,7 +376,7 @@ Verdict staleness_verdict(const std::vector<StalenessPoint>& points) {
     const auto* hi = point_at(points, staleness_max_multiple);
     if (lo == nullptr || hi == nullptr || !lo->staleness.mean_pages || !hi->staleness.mean_pages) {
         return finish(Outcome::not_measured,
-                      fmt::format("seed 000: no staleness at flush_threshold 0 and {}x",
+                      fmt::format("per-memcg-threshold: no staleness at flush_threshold 0 and {}x",
                                   staleness_max_multiple));
     }
     const bool grows = *hi->staleness.mean_pages > *lo->staleness.mean_pages;
@@ -379,12 +387,13 @@ Verdict staleness_verdict(const std::vector<StalenessPoint>& points) {
         (p.times_default ? curve : modes)
             .push_back(fmt::format("{} {}", p.label, mean_pages_text(p)));
     }
-    auto body = fmt::format(
-        "seed 000: staleness {} with flush_threshold ({} pages at 0 -> {} at {}x; mean of runs: "
-        "{}) while flushes per run {} ({:.0f} -> {:.0f})",
-        grows ? "grows" : "does not grow", mean_pages_text(*lo), mean_pages_text(*hi),
-        staleness_max_multiple, fmt::join(curve, ", "), fewer ? "fall" : "do not fall",
-        lo->flushes_per_run, hi->flushes_per_run);
+    auto body =
+        fmt::format("per-memcg-threshold: staleness {} with flush_threshold ({} pages at 0 -> {} "
+                    "at {}x; mean of runs: "
+                    "{}) while flushes per run {} ({:.0f} -> {:.0f})",
+                    grows ? "grows" : "does not grow", mean_pages_text(*lo), mean_pages_text(*hi),
+                    staleness_max_multiple, fmt::join(curve, ", "), fewer ? "fall" : "do not fall",
+                    lo->flushes_per_run, hi->flushes_per_run);
     if (!modes.empty()) {
         body += fmt::format("; other modes: {} pages", fmt::join(modes, ", "));
     }
@@ -440,9 +449,9 @@ Json experiment_json(const ExperimentResult& r) {
         tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", t.rows}});
     }
     return {{"schema", "memcg-statctl/experiment"},
-            {"schema_version", result_schema_version},
+            {"schema_version", experiment_schema_version},
             {"experiment", r.name},
-            {"seed", r.seed},
+            {"report_id", r.report_id},
             {"reference", r.reference},
             {"claim", r.claim},
             {"environment", environment_json(r.environment)},

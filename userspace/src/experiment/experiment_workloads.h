@@ -1,5 +1,6 @@
 // Workloads that only the experiments need (internal): a composite that gives each task
-// one of several existing workloads, and the staleness probe of seed 000.
+// one of several existing workloads, and the staleness probe of
+// docs/background.md#per-memcg-threshold.
 #pragma once
 
 #include <cstdint>
@@ -45,14 +46,14 @@ struct StalenessSample {
     }
 };
 
-// Seed 000's staleness: needs 2 leaves, 1 task each. Leaf 0: an anonymous page-fault loop
-// (like page-fault anon) that publishes, in shared memory, how many pages of its current
-// mapping it has touched, under a sequence count that is odd across munmap/mmap. Leaf 1:
-// a stat reader that reads leaf 0's memory.stat in a loop and records, per read,
-// error = anon pages in memory.stat - touched pages (the mean of the counts seen before
-// and after the read). The faulter's other anon pages (stack, heap) are a constant offset
-// during the run, so the spread max - min of that error is the stat's own movement away
-// from the truth: the staleness, in pages.
+// The staleness of docs/background.md#per-memcg-threshold: needs 2 leaves, 1 task each. Leaf 0: an
+// anonymous page-fault loop (like page-fault anon) that publishes, in shared memory, how many pages
+// of its current mapping it has touched, under a sequence count that is odd across munmap/mmap.
+// Leaf 1: a stat reader that reads leaf 0's memory.stat in a loop and records, per read, error =
+// anon pages in memory.stat - touched pages (the mean of the counts seen before and after the
+// read). The faulter's other anon pages (stack, heap) are a constant offset during the run, so the
+// spread max - min of that error is the stat's own movement away from the truth: the staleness, in
+// pages.
 class StalenessProbe final : public Workload {
 public:
     explicit StalenessProbe(std::uint64_t mapping_mib);

@@ -1,4 +1,5 @@
-// The flush-policy recipes: update-flush (seed 002) and reader-flush (seed 003).
+// The flush-policy recipes: update-flush (docs/background.md#update-path-flush) and reader-flush
+// (docs/background.md#flush-only-if-updated).
 #include <fmt/format.h>
 
 #include "experiment/experiment_runner.h"
@@ -28,7 +29,8 @@ void run_update_flush(Experiment& e, ExperimentResult& r) {
     r.parameters.emplace_back("setup", "1 leaf at depth 2, 2 page-fault tasks, THP off");
     r.notes.emplace_back(
         "update_flush_every=N queues an asynchronous full flush every N memcg stat "
-        "updates on a cpu (seed 002's 5.15 mechanism); flush.async counts them.");
+        "updates on a cpu (the 5.15 mechanism of docs/background.md#update-path-flush); "
+        "flush.async counts them.");
     r.verdict = update_flush_verdict(decisive);
 }
 
@@ -63,7 +65,8 @@ void run_reader_flush(Experiment& e, ExperimentResult& r) {
                                                      "--duration",
                                                      size, dir));
     r.parameters.emplace_back("stat-reader", "2 tasks reading memory.stat, 1 cgroup");
-    r.notes.emplace_back("seed 003 read a refaulting file; here throughput (pages/s) is measured, "
+    r.notes.emplace_back("docs/background.md#flush-only-if-updated timed the read of a refaulting "
+                         "file; here throughput (pages/s) is measured, "
                          "so a shorter read time shows as a positive %change of `kernel`.");
     r.verdict = reader_flush_verdict(Experiment::decisive(reports[0], 0, 1),
                                      &Experiment::decisive(reports[1], 0, 1));

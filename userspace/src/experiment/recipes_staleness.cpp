@@ -1,4 +1,4 @@
-// The staleness recipes on the staleness probe (seed 000): flush-threshold (cost and
+// The staleness recipes on the staleness probe (docs/background.md#per-memcg-threshold): flush-threshold (cost and
 // staleness by flush_threshold) and staleness (the staleness-versus-cost curve).
 #include <unistd.h>
 

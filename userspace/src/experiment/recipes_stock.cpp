@@ -1,5 +1,6 @@
-// The stock recipes: objstock (seed 001, the object stock's objcg vmstat miss rate) and
-// readtwice (seed 004, throughput by cgroup count).
+// The stock recipes: objstock (docs/background.md#obj-stock-vmstat, the object stock's objcg
+// vmstat miss rate) and readtwice (docs/background.md#per-memcg-lru-lock, throughput by cgroup
+// count).
 #include <fmt/format.h>
 
 #include "memcg_statctl/text_util.h"
@@ -45,7 +46,7 @@ void run_objstock(Experiment& e, ExperimentResult& r) {
     };
     const std::vector<Variant> one{{.label = "on"}};
     const auto reports = e.run("stock_hooks", jobs, one);
-    // One report with a row per workload: the seed's table compares workloads.
+    // One report with a row per workload: the report's table compares workloads.
     std::vector<ComparisonRow> rows{reports[0][0].rows[0], reports[1][0].rows[0]};
     rows[0].value = "slab";
     rows[1].value = "mixed";
@@ -71,8 +72,8 @@ void run_objstock(Experiment& e, ExperimentResult& r) {
     report.unit = "";
     report.rows = rows;
     r.reports.push_back(report);
-    ExtraTable t{"seed 001's table: objcg vmstat pushes (flushes) / mod_objcg_state calls "
-                 "(updates), per run",
+    ExtraTable t{"the obj-stock-vmstat table: objcg vmstat pushes (flushes) / mod_objcg_state "
+                 "calls (updates), per run",
                  {"workload", "flushes", "updates", "%", "obj-stock hit %", "charge-stock hit %"},
                  {}};
     for (const auto& row : rows) {
@@ -90,8 +91,9 @@ void run_objstock(Experiment& e, ExperimentResult& r) {
     r.parameters.emplace_back("setup", "1 cgroup, 2 tasks: slab = 2 slab tasks; mixed = 1 slab "
                                        "task + 1 page-fault anon task");
     r.notes.emplace_back(
-        "% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the seed's "
-        "__mod_objcg_state / mod_objcg_state), from the summed deltas of all runs.");
+        "% = 100 x objcg_vmstat.flushes / objcg_vmstat.updates (the __mod_objcg_state / "
+        "mod_objcg_state of docs/background.md#obj-stock-vmstat), from the summed deltas of "
+        "all runs.");
     r.verdict = objstock_verdict(report);
 }
 

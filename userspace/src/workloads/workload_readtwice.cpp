@@ -1,6 +1,7 @@
 // readtwice: vm-scalability case-lru-file-readtwice. One sparse file of --size MiB per
 // cgroup in --dir; two reader tasks per cgroup read it concurrently, over and over, so
-// each page is touched twice (activation, lru_lock traffic, seed 004).
+// each page is touched twice (activation, lru_lock traffic:
+// docs/background.md#per-memcg-lru-lock).
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,6 +1,7 @@
 // refault: each task writes a file of --size MiB (its pages are charged to the task's
 // cgroup), then loops: push the cgroup's pages out through memory.reclaim and read the
-// file back, so every read refaults (the reader-flush path of seed 003).
+// file back, so every read refaults (the reader-side flush of
+// docs/background.md#flush-only-if-updated).
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>

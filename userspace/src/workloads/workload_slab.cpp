@@ -1,5 +1,6 @@
 // slab: create, stat and unlink small files in a private directory. Each file costs a
-// dentry and an inode (slab objects charged through the object stock, seed 001).
+// dentry and an inode (slab objects charged through the object stock,
+// docs/background.md#obj-stock-vmstat).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

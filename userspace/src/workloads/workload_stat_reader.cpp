@@ -1,5 +1,6 @@
 // stat-reader: read memory.stat of the task's own leaf cgroup in a loop. Every read is a
-// reader-side flush opportunity (seed 003 / seed 000), which is what the flush knobs steer.
+// reader-side flush opportunity (docs/background.md#flush-only-if-updated,
+// #per-memcg-threshold), which is what the flush knobs steer.
 #include <array>
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,10 +1,9 @@
-// Named experiments (`memcg-statctl experiment NAME`): the recipes that reproduce the seed
-// threads on a stock kernel, and the pure logic around them that the unit tests pin down:
-// the recipe table, the flush_threshold sweep points, the staleness bound, the closing
-// verdict computed from measured numbers, and the JSON document. The table's rows are in
-// recipes.cpp; each row's run function (recipes_*.cpp) builds its jobs for the Experiment
-// runner (experiment_runner.h, which reuses the sweep machinery: sweep_order, KnobRestorer,
-// compare).
+// Named experiments (`memcg-statctl experiment NAME`): the recipes that reproduce the public
+// reports of docs/background.md on a stock kernel, and the pure logic around them that the unit
+// tests pin down: the recipe table, the flush_threshold sweep points, the staleness bound, the
+// closing verdict computed from measured numbers, and the JSON document. The table's rows are in
+// recipes.cpp; each row's run function (recipes_*.cpp) builds its jobs for the Experiment runner
+// (experiment_runner.h, which reuses the sweep machinery: sweep_order, KnobRestorer, compare).
 #pragma once
 
 #include <cstdint>
@@ -26,10 +25,13 @@ struct ExperimentResult; // below
 struct Recipe {
     // Runs the recipe on `e` and fills `r` (reports, tables, parameters, notes, verdict).
     using Run = void (*)(Experiment& e, ExperimentResult& r);
-    std::string name;    // the NAME of `experiment NAME`
-    std::string seed;    // "002": the stable name of the mailing-list report it reproduces
+    std::string name; // the NAME of `experiment NAME`
+    // The stable name of the mailing-list report it reproduces: its heading in
+    // docs/background.md ("update-path-flush").
+    std::string report_id;
     std::string summary; // one line for --help and the report header
-    // The report: list, "subject", author, date (and the commit it concerns, if named).
+    // The report: list, "subject", author, date and the upstream commit (the same as its
+    // section of docs/background.md, which a test checks).
     std::string reference;
     // The report's published figures this recipe tests, and the machine and benchmark they
     // came from (one or two sentences).
@@ -42,7 +44,7 @@ const std::vector<Recipe>& recipes();
 std::vector<std::string> recipe_names();
 // nullptr for an unknown name.
 const Recipe* find_recipe(std::string_view name);
-// The text of `experiment --list`: per recipe its name and seed, then its summary, reference
+// The text of `experiment --list`: per recipe its name and report, then its summary, reference
 // and claim, indented and wrapped to `width` columns.
 std::string recipe_list_text(const std::vector<Recipe>& list, std::size_t width = 80);
 
@@ -57,15 +59,17 @@ struct Verdict {
 // The row of `report` whose value is `value`; nullptr when absent.
 const ComparisonRow* find_row(const ComparisonReport& report, std::string_view value);
 
-// Seed 002: one report per page-fault mode with rows "0" (baseline), "128", "32".
-// Reproduced when every mode is significantly slower at 32 than at 0.
+// docs/background.md#update-path-flush: one report per page-fault mode with rows "0" (baseline),
+// "128", "32". Reproduced when every mode is significantly slower at 32 than at 0.
 Verdict update_flush_verdict(const std::vector<ComparisonReport>& modes);
 
-// Seed 003: rows "always" (baseline) and "kernel". Reproduced when refault is significantly
-// faster with `kernel` (needless flushes skipped). `reader` (stat-reader) is reported only.
+// docs/background.md#flush-only-if-updated: rows "always" (baseline) and "kernel". Reproduced when
+// refault is significantly faster with `kernel` (needless flushes skipped). `reader` (stat-reader)
+// is reported only.
 Verdict reader_flush_verdict(const ComparisonReport& refault, const ComparisonReport* reader);
 
-// Seed 000: flush_threshold = 0, 1x, 4x and 16x the kernel default.
+// docs/background.md#per-memcg-threshold: flush_threshold = 0, 1x, 4x and 16x the kernel
+// default.
 std::vector<std::uint64_t> threshold_points(std::uint64_t kernel_default);
 
 // MEMCG_CHARGE_BATCH x nr_cpus, x nr_memcgs on kernels whose flush_model is `per-memcg`.
@@ -90,19 +94,20 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
                                 const std::vector<ThresholdPoint>& points,
                                 std::uint64_t kernel_default, std::uint64_t bound);
 
-// Seed 001: rows "slab" and "mixed" with derived objcg_vmstat_miss_pct. Reproduced when
-// the slab-heavy miss rate is at or below the seed's 19.6% (its pre-caching boot figure;
-// 13.2% with the caching that 5.14+ kernels carry).
-inline constexpr double seed001_miss_pct_before = 19.6;
-inline constexpr double seed001_miss_pct_after = 13.2;
+// docs/background.md#obj-stock-vmstat: rows "slab" and "mixed" with derived
+// objcg_vmstat_miss_pct. Reproduced when the slab-heavy miss rate is at or below the
+// report's 19.6% (its pre-caching boot figure; 13.2% with the caching that 5.14+ kernels
+// carry).
+inline constexpr double obj_stock_vmstat_miss_pct_before = 19.6;
+inline constexpr double obj_stock_vmstat_miss_pct_after = 13.2;
 Verdict objstock_verdict(const ComparisonReport& report);
 
-// Seed 004: total readtwice throughput with rows "1", "4", "16" (cgroups). Reproduced when
-// the total at 16 cgroups is not significantly below the total at 1 (per-memcg lru_lock:
-// no cross-cgroup collapse).
+// docs/background.md#per-memcg-lru-lock: total readtwice throughput with rows "1", "4", "16"
+// (cgroups). Reproduced when the total at 16 cgroups is not significantly below the total at 1
+// (per-memcg lru_lock: no cross-cgroup collapse).
 Verdict readtwice_verdict(const ComparisonReport& total);
 
-// One named table besides the comparison reports (staleness, the seed 001 table, ...).
+// One named table besides the comparison reports (staleness, the objcg vmstat table, ...).
 struct ExtraTable {
     std::string title;
     std::vector<std::string> header;
@@ -120,8 +125,9 @@ double per_giga_instructions(double per_second, double seconds, std::uint64_t in
 // "faults/s" -> "faults per 1e9 guest insns" (the first "/s" or "/run" dropped).
 std::string per_giga_instructions_unit(std::string_view unit);
 
-// The staleness-versus-cost curve (seed 000's trade-off, recipe `staleness`): flush_threshold
-// = 0, 1x, 4x, 16x and 64x the kernel default in `threshold` mode, beside the other modes.
+// The staleness-versus-cost curve (the trade-off of docs/background.md#per-memcg-threshold,
+// recipe `staleness`): flush_threshold = 0, 1x, 4x, 16x and 64x the kernel default in
+// `threshold` mode, beside the other modes.
 inline constexpr std::uint64_t staleness_max_multiple = 64;
 std::vector<std::uint64_t> staleness_threshold_points(std::uint64_t kernel_default);
 
@@ -168,7 +174,7 @@ std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
 
 struct ExperimentResult {
     std::string name;
-    std::string seed;
+    std::string report_id;                 // the recipe's
     std::string reference;                 // the recipe's
     std::string claim;                     // the recipe's
     NameValues parameters;                 // runs, duration, kernel, ...
@@ -185,7 +191,11 @@ struct ExperimentResult {
     std::optional<std::string> interrupted_by; // "SIGINT" / "SIGTERM"
 };
 
-// {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "seed",
+// The experiment document's schema_version: 2 since `report_id` (a heading of
+// docs/background.md) took the place of version 1's numbered `seed`.
+inline constexpr int experiment_schema_version = 2;
+
+// {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "report_id",
 //  "reference", "claim", "environment", "parameters", "complete", "interrupted_by",
 //  "reports": [sweep documents], "tables", "notes", "verdict": {"outcome", "reproduced",
 //  "measure", "line"} (null until complete), "runs"}
