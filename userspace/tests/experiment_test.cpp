@@ -117,10 +117,11 @@ TEST(Experiment, EachReportIsASectionOfBackgroundMdWithTheSameCommits) {
 
 TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
     const std::vector<Recipe> list{
-        {"a", "r-a", "one two three", "list, \"S\", X, 2020-01-02", "four five six seven"},
-        {"b", "r-b", "s", "r", "averyveryverylongword c"},
+        {"a", "update-path-flush", "one two three", "list, \"S\", X, 2020-01-02",
+         "four five six seven"},
+        {"b", "per-memcg-lru-lock", "s", "r", "averyveryverylongword c"},
     };
-    EXPECT_EQ(recipe_list_text(list, 20), "a (docs/background.md#r-a)\n"
+    EXPECT_EQ(recipe_list_text(list, 20), "a (docs/background.md#update-path-flush)\n"
                                           "  one two three\n"
                                           "  reference: list,\n"
                                           "    \"S\", X,\n"
@@ -128,7 +129,7 @@ TEST(Experiment, ListTextWrapsEachRecipesSummaryReferenceAndClaim) {
                                           "  claim: four five\n"
                                           "    six seven\n"
                                           "\n"
-                                          "b (docs/background.md#r-b)\n"
+                                          "b (docs/background.md#per-memcg-lru-lock)\n"
                                           "  s\n"
                                           "  reference: r\n"
                                           "  claim:\n"
