@@ -16,7 +16,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest readme-check check checkpatch demo bench experiment clean help
+.PHONY: all module userspace unit deps vmtest readme-check check check-debug checkpatch demo bench experiment clean help
 
 all: module
 
@@ -82,6 +82,17 @@ check:
 	scripts/checks/install-check.sh 6.1
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
+
+# The selftests under the kernel's own debug checks (lockdep, KASAN,
+# kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time
+# (scripts/kernels/debug-build.sh, cached). Not in `check`: that kernel
+# build alone takes longer than all of `check`.
+## make check-debug           build (once) a 6.1 kernel with lockdep, KASAN, kmemleak and
+##                            run the selftests in it (vmtest KVER=6.1-debug); not in check
+check-debug: deps
+	$(MAKE) userspace
+	scripts/kernels/debug-build.sh 6.1-debug
+	$(MAKE) vmtest KVER=6.1-debug
 
 ## make demo [KVER=6.1]       boot the guest and show the tool at work
 demo: deps

@@ -7,6 +7,9 @@ set -euo pipefail
 MCS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MCS_BUILD=${MCS_BUILD:-$MCS_ROOT/build}
 MCS_KCACHE=$MCS_BUILD/kernels
+# Kernel modules every guest loads (guest-stage.sh); the debug kernel keeps
+# these and drops the others (kernels/debug-build.sh).
+MCS_GUEST_KMODS_DEFAULT="loop ext4 zram crc32c_generic"
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -23,15 +26,20 @@ die() { log "error: $*"; exit 1; }
 #   suite           the Debian suite that carries the kernel
 #   image           the metapackage whose dependency names the image package
 #                   (linux-image-amd64); the ABI number is resolved from the
-#                   archive at run time, never written in the table
+#                   archive at run time, never written in the table. For a
+#                   debug-build row, the source package it is built from
 #   fetch           how the image and headers are obtained: apt (apt-get
-#                   download on the host, kernel-fetch.sh) or trixie-root
-#                   (apt in the Debian 13 root, kernel-7x.sh)
+#                   download on the host, kernel-fetch.sh), trixie-root
+#                   (apt in the Debian 13 root, kernel-7x.sh) or debug-build
+#                   (built here from the source package with the config of
+#                   the stock row named by series, plus the kernel's debug
+#                   checks: kernels/debug-build.sh)
 #   build           where modules for it build: host (make -C KDIR here,
 #                   module-build.sh) or trixie-root (gcc-14 in the root,
 #                   kernel-7x.sh)
 #   timeout_factor  how many times longer than a stock kernel the guest may
-#                   take (a whole number; vm-boot.sh scales its watchdogs)
+#                   take (a whole number; vm-boot.sh scales its watchdogs
+#                   and the selftests' timeouts)
 MCS_KERNELS=$MCS_ROOT/scripts/kernels/kernels.tsv
 
 # kernel_names: the names of the table, one a line.

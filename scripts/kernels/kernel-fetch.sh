@@ -13,6 +13,7 @@ kver=${1:?usage: kernel-fetch.sh KVER}
 fetch=$(kernel_field "$kver" fetch)
 case "$fetch" in
 apt) ;;
+debug-build) exec "$MCS_ROOT/scripts/kernels/debug-build.sh" "$kver" ;;
 trixie-root) exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" fetch "$kver" ;;
 *) die "kernel $kver: unknown fetch kind '$fetch' in $MCS_KERNELS" ;;
 esac

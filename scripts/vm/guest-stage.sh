@@ -30,5 +30,5 @@ command -v jq >/dev/null && files+=("$(command -v jq)=/usr/bin/jq")
 command -v gnuplot >/dev/null &&
 	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")
 # ext4 needs crc32c through a soft dependency modprobe does not follow.
-MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram crc32c_generic"} \
+MCS_GUEST_KMODS=${MCS_GUEST_KMODS-$MCS_GUEST_KMODS_DEFAULT} \
 	"$MCS_ROOT/scripts/vm/initramfs.sh" "$out" "$job" "$kver" "${files[@]}"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # tap-check.sh LOG: judge a guest console log. Fails on a guest that did not
 # finish, on a missing or short TAP plan, on any "not ok", and on kernel log
-# lines that show a bug (in the dmesg section the guest printed).
+# lines that show a bug (in the dmesg section the guest printed; the kinds
+# are in scripts/vm/klog-splats.sh).
 source "$(dirname "$0")/../lib.sh"
 
 logf=${1:?usage: tap-check.sh LOG}
@@ -25,10 +26,9 @@ ran=$((passed + failed))
 # The guest's kernel log.
 klog=$(sed -n '/=== MCS-DMESG-BEGIN/,/=== MCS-DMESG-END/p' "$logf")
 [ -n "$klog" ] || bad "no kernel log in the guest output"
-pattern='WARNING:|BUG:|Oops|general protection|rcu_sched self-detected stall|Call Trace'
-if grep -qE "$pattern" <<<"$klog"; then
-	bad "kernel log shows a problem:"
-	grep -E -B2 -A8 "$pattern" <<<"$klog" | head -60 >&2
+if ! splats=$("$MCS_ROOT/scripts/vm/klog-splats.sh" "$logf"); then
+	bad "kernel log shows $(awk '{ n += $1 } END { print n }' <<<"$splats") bug report(s):"
+	while IFS= read -r line; do echo "  $line"; done <<<"$splats" >&2
 fi
 
 log "TAP: $((passed - skipped)) passed, $failed failed, $skipped skipped (of ${planned:-0} planned)"

@@ -11,7 +11,8 @@
 # now and then oopses in the kernel's own early text patching, before any
 # of our code is loaded; the console log of that boot is kept as LOG.1). Under TCG the CPU is `max` without LA57:
 # QEMU 7.2's 5-level paging emulation double-faults 6.12 early in boot.
-# Exit: 0 the guest finished (printed its DONE marker), 1 it did not.
+# Exit: 0 the guest finished (printed its DONE marker) and its kernel log
+# shows no bug report (scripts/vm/klog-splats.sh), 1 otherwise.
 source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: vm-boot.sh KVER INITRAMFS LOG}
@@ -25,7 +26,9 @@ silent_s=${MCS_VM_SILENT:-150}
 [[ "$timeout_s" =~ ^[1-9][0-9]*$ ]] || die "MCS_VM_TIMEOUT must be a number of seconds (got '$timeout_s')"
 [[ "$silent_s" =~ ^[1-9][0-9]*$ ]] || die "MCS_VM_SILENT must be a number of seconds (got '$silent_s')"
 # Both are for a stock kernel: a slower one (a debug kernel) gets its row's
-# timeout_factor times as long.
+# timeout_factor times as long, and so do the selftests' own timeouts
+# (KSFT_TIMEOUT_SCALE: the kernel passes a parameter it does not know on to
+# /init's environment).
 factor=$(kernel_field "$kver" timeout_factor)
 [[ "$factor" =~ ^[1-9][0-9]*$ ]] ||
 	die "$MCS_KERNELS: timeout_factor of $kver must be a whole number >= 1 (got '$factor')"
@@ -33,7 +36,7 @@ timeout_s=$((timeout_s * factor))
 silent_s=$((silent_s * factor))
 smp=${MCS_VM_SMP:-2}
 mem=${MCS_VM_MEM:-2048}
-append="console=ttyS0 panic=-1 ${MCS_VM_APPEND:-}"
+append="console=ttyS0 panic=-1 KSFT_TIMEOUT_SCALE=$factor ${MCS_VM_APPEND:-}"
 
 qemu_cmd() { # ACCEL...
 	echo qemu-system-x86_64 -M pc "$@" -smp "$smp" -m "$mem" \
@@ -112,3 +115,11 @@ if [ "$rc" -eq 2 ]; then
 fi
 log "boot+job wall time: $(($(date +%s) - start))s"
 [ "$rc" -eq 0 ] || { log "guest did not finish"; exit 1; }
+# The kernel's own bug reports (lockdep, KASAN, WARN, ...) fail every guest
+# run, whatever its job: demo, experiment and bench judge nothing else of
+# the kernel log.
+if ! splats=$("$MCS_ROOT/scripts/vm/klog-splats.sh" "$logf"); then
+	log "the guest's kernel log shows bug reports (see $logf):"
+	while IFS= read -r line; do echo "  $line"; done <<<"$splats" >&2
+	exit 1
+fi

@@ -23,5 +23,6 @@ fi
 "$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
 rc=0
 "$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || rc=$?
+"$MCS_ROOT/scripts/vm/kmemleak-check.sh" "$work/console.log" "$kver" || rc=1
 log "vmtest $kver: $(($(date +%s) - start))s in all, console log in $work/console.log"
 exit "$rc"

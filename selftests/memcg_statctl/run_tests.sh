@@ -8,6 +8,8 @@
 #   TEST...     programs to run (default: those in tests.list next to this
 #               script, else the built-in list)
 #   -t SECONDS  per-test timeout (default $KSFT_TIMEOUT or 300)
+# KSFT_TIMEOUT_SCALE=N multiplies every timeout by N (a whole number), for a
+# kernel slower than a stock one (a lockdep/KASAN debug kernel).
 # An entry of the list (or a TEST) may be NAME:SECONDS: that program's own
 # timeout, used when longer than the per-test one. A TEST given as a bare
 # NAME takes its own timeout from tests.list.
@@ -15,12 +17,17 @@
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${KSFT_TIMEOUT:-300}
+SCALE=${KSFT_TIMEOUT_SCALE:-1}
+case "$SCALE" in
+''|*[!0-9]*|0*) echo "run_tests.sh: KSFT_TIMEOUT_SCALE must be a whole number >= 1 (got '$SCALE')" >&2
+	exit 2 ;;
+esac
 DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test fault_test:600 tool_test.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) TIMEOUT=$2; shift 2 ;;
-	-h|--help) sed -n '4,14p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,16p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -66,6 +73,7 @@ for entry in "$@"; do
 	limit=$TIMEOUT
 	own=$(own_timeout "$entry")
 	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
+	limit=$((limit * SCALE))
 	TIMEOUT_CMD=""
 	[ "$HAVE_TIMEOUT" = 1 ] && TIMEOUT_CMD="timeout $limit"
 	name="selftests: memcg_statctl: $t"
