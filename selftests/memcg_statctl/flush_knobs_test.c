@@ -700,7 +700,7 @@ static int test_unload_restores(void)
 	if (!need_knobs(mode_period, 2))
 		return KSFT_SKIP;
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set: cannot reload afterwards");
+		diag("no module file to reload afterwards (" KO_SOURCES ")");
 		return KSFT_SKIP;
 	}
 	kmsg_mark(&mark, "unload_restores");
