@@ -16,7 +16,8 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest readme-check check checkpatch demo bench experiment clean help
+.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check \
+	checkpatch demo bench experiment clean help
 
 all: module
 
@@ -29,6 +30,10 @@ help:
 	@echo "                           TESTS=\"NAME...\" runs only those selftest programs;"
 	@echo "                           FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)"
 	@echo "                           kernels (scripts/kernels/kernels.tsv): $(KERNELS)"
+	@echo "make kselftest-package [KVER=6.1]  the selftests as a kselftest package (a kernel tree's"
+	@echo "                           gen_tar, module inside): build/ksft-pkg-KVER/"
+	@echo "make check-kselftest [KVER=6.1] [TESTS=\"NAME...\"]  that package's run_kselftest.sh in a"
+	@echo "                           guest, without the module (all skip) and with it (all pass)"
 	@echo "make readme-check          follow the README's install section word for word in a 6.1 guest"
 	@echo "make checkpatch            the kernel's checkpatch.pl on module/"
 	@echo "make check                 deps, unit, cited paths, checkpatch, vmtest 6.1 6.12 7.3,"
@@ -63,6 +68,15 @@ checkpatch:
 # (the host's own kernel may have none); vmtest does it before booting.
 vmtest:
 	MCS_TESTS="$(TESTS)" MCS_FLAVOUR="$(FLAVOUR)" scripts/vm/vmtest.sh $(KVER)
+
+# The selftests as a kselftest TARGET of a kernel tree (Debian's
+# linux-source): the package gen_tar makes, with the module for KVER.
+kselftest-package:
+	scripts/kernels/ksft-package.sh $(KVER)
+
+# That package's run_kselftest.sh in a KVER guest (tool_test.sh needs the tool).
+check-kselftest: userspace
+	MCS_TESTS="$(TESTS)" scripts/checks/kselftest-check.sh $(KVER)
 
 # The README's "Installing on a test machine", word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).

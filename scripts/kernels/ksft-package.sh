@@ -1,7 +1,7 @@
 #!/bin/bash
 # ksft-package.sh KVER: build the kselftest package of memcg_statctl for
-# kernel KVER (6.1, 6.12, 7.3) the way a kernel tree builds any selftest
-# TARGET, and print the path of its tarball.
+# kernel KVER (a row of scripts/kernels/kernels.tsv) the way a kernel tree
+# builds any selftest TARGET, and print the path of its tarball.
 #
 # The tree is Debian's linux-source (its tools/testing/selftests and the
 # one file of scripts/ its Makefile reads), unpacked once into build/; or
@@ -11,12 +11,12 @@
 #   make -C tools/testing/selftests TARGETS=memcg_statctl \
 #        MEMCG_STATCTL_MODULES="..." KSFT_INSTALL_PATH=... gen_tar
 # builds, installs and packs it. The package carries memcg_statctl.ko and
-# oracle_test's helper module built for KVER (scripts/module-build.sh);
+# oracle_test's helper module built for KVER (scripts/kernels/module-build.sh);
 # with MCS_KSFT_MODULES=0 it carries none, for machines that have the
 # module from DKMS (the tests then modprobe it, or skip without it).
 # The package lands in build/ksft-pkg-KVER/ (run_kselftest.sh there) and
 # its tarball in build/ksft-pkg-KVER/kselftest-packages/kselftest.tar.gz.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 kver=${1:?usage: ksft-package.sh KVER}
 modules=${MCS_KSFT_MODULES:-1}
@@ -24,7 +24,7 @@ case "$modules" in
 0 | 1) ;;
 *) die "MCS_KSFT_MODULES must be 0 or 1, not '$modules'" ;;
 esac
-kernel_suite "$kver" >/dev/null
+kernel_row "$kver" >/dev/null
 
 # The kernel tree: the user's, or the selftests part of Debian's source.
 tree=${MCS_KSFT_TREE:-}
@@ -54,11 +54,11 @@ cp -r "$MCS_ROOT/selftests/memcg_statctl" "$ksft/memcg_statctl"
 
 kos=()
 if [ "$modules" = 1 ]; then
-	"$MCS_ROOT/scripts/kernel-fetch.sh" "$kver" >&2
-	kos+=("$("$MCS_ROOT/scripts/module-build.sh" "$kver")")
+	"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver" >&2
+	kos+=("$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")")
 	while read -r ko; do
 		kos+=("$ko")
-	done < <("$MCS_ROOT/scripts/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer")
+	done < <("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer")
 fi
 
 out=$MCS_BUILD/ksft-pkg-$kver
