@@ -54,7 +54,7 @@
 /* On every generation, the first charge-stock row's function. */
 #define BPF_TARGET	"try_charge_memcg"
 #define PEER_NAME	"mcs_ipmodify_peer"
-/* where scripts/guest-stage.sh puts it, when ko_find() finds none */
+/* where scripts/vm/guest-stage.sh puts it, when ko_find() finds none */
 #define PEER_KO_STAGED	"/lib/" PEER_NAME ".ko"
 
 struct row {
