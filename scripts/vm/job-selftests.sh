@@ -6,7 +6,9 @@
 # Two scans, because an object shows only once it stayed unreferenced
 # through a whole scan after it was old enough.
 export MEMCG_STATCTL_KO=/lib/memcg_statctl.ko
-insmod "$MEMCG_STATCTL_KO" || echo "# insmod $MEMCG_STATCTL_KO failed"
+# A module the harness built for this kernel must load: the tests would
+# otherwise load it themselves or skip, as they do on a machine without it.
+insmod "$MEMCG_STATCTL_KO" || { echo "Bail out! insmod $MEMCG_STATCTL_KO failed"; exit 1; }
 cd /selftests && sh ./run_tests.sh
 rc=$?
 if [ -e /sys/kernel/debug/kmemleak ]; then

@@ -303,5 +303,6 @@ static const struct test tests[] = {
 
 int main(void)
 {
+	require_module();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

@@ -308,11 +308,11 @@ static int test_cycles(void)
 	int cycle, done = 0, bad = 0, r, status;
 
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		diag("no module file to reload from (" KO_SOURCES ")");
 		return KSFT_SKIP;
 	}
 	if (!path_exists(ko)) {
-		diag("MEMCG_STATCTL_KO=%s does not exist", ko);
+		diag("%s does not exist", ko);
 		return KSFT_FAIL;
 	}
 	sh = shared_alloc(sizeof(*sh));

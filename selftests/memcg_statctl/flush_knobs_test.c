@@ -678,7 +678,8 @@ out:
  * Unload in never/period 0. Then the kernel's own flushing must be back:
  * its periodic work (stats_flush_dwork running flush_memcg_stats_dwork,
  * seen through the workqueue_execute_start tracepoint) runs again, and a
- * 20 MiB fault is visible at the first memory.stat read (the reader gate).
+ * 20 MiB fault is visible at the first memory.stat read (the reader gate),
+ * to within the gate's batch.
  * As a control, the tracepoint must not see the kernel's periodic work
  * while the module has it stopped (flush_period_ms=0).
  * (A below-gate fault cannot isolate the periodic flush on 6.1: slab
@@ -693,14 +694,14 @@ static int test_unload_restores(void)
 	size_t big = BIG_PAGES;
 	struct child c, spin[64];
 	struct kmsg_mark mark;
-	uint64_t anon;
+	uint64_t anon, slack;
 	char cg[256];
 	int bad = 0, r, n, runs_stopped, runs_after;
 
 	if (!need_knobs(mode_period, 2))
 		return KSFT_SKIP;
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set: cannot reload afterwards");
+		diag("no module file to reload afterwards (" KO_SOURCES ")");
 		return KSFT_SKIP;
 	}
 	kmsg_mark(&mark, "unload_restores");
@@ -739,11 +740,18 @@ static int test_unload_restores(void)
 		}
 	}
 
+	/*
+	 * The kernel's reader gate flushes only over a batch of pending
+	 * updates per cpu: when its periodic work (back now) flushed while
+	 * the fault ran, up to that many pages may still be pending.
+	 */
+	slack = (uint64_t)CHARGE_BATCH * online_cpus() * PAGE_SZ;
 	if (!start_holder("unload_big", &big, cg, sizeof(cg), &c)) {
 		anon = anon_of(cg);
 		diag("after unload: 20 MiB fault, first read anon %" PRIu64
-		     " KiB", anon / 1024);
-		if (anon < BIG_PAGES * PAGE_SZ)
+		     " KiB (at least %" PRIu64 " KiB expected)", anon / 1024,
+		     (BIG_PAGES * PAGE_SZ - slack) / 1024);
+		if (anon + slack < BIG_PAGES * PAGE_SZ)
 			bad++;
 	} else {
 		bad++;

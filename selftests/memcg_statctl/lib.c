@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -612,11 +614,149 @@ bool module_loaded(const char *name)
 	return !strncmp(buf, "live", 4);
 }
 
+/* FILE in the directory of the running program: 0 when it exists. */
+static int beside_self(const char *file, char *path, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	if (snprintf(path, size, "%s/%s", exe, file) >= (int)size)
+		return -ENAMETOOLONG;
+	return path_exists(path) ? 0 : -ENOENT;
+}
+
+/*
+ * The file modules.dep of the running kernel names for NAME. With
+ * @compressed, a NAME.ko.xz (or .gz, .zst) counts too: finit_module()
+ * cannot load those here, but they show the module is installed.
+ */
+static int installed_ko(const char *name, bool compressed, char *path,
+			size_t size)
+{
+	char dep[PATH_MAX], line[4096], want[NAME_LEN + 8];
+	struct utsname u;
+	size_t wl;
+	FILE *f;
+	int r = -ENOENT;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
+	snprintf(want, sizeof(want), "%s.ko", name);
+	wl = strlen(want);
+	f = fopen(dep, "re");
+	if (!f)
+		return -errno;
+	while (r && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		if (strncmp(base, want, wl) ||
+		    (base[wl] && (!compressed || base[wl] != '.')))
+			continue;
+		if (snprintf(path, size, "%s%s/%s",
+			     line[0] == '/' ? "" : "/lib/modules/",
+			     line[0] == '/' ? "" : u.release, line) < (int)size)
+			r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+const char *ko_find(const char *name, const char *env)
+{
+	/* one buffer per caller: the module and a helper module */
+	static char paths[2][PATH_MAX];
+	char *path = paths[strcmp(name, MODULE_NAME) != 0];
+	const char *ko = getenv(env);
+	char file[NAME_LEN + 4];
+
+	if (ko && *ko)
+		return ko;
+	snprintf(file, sizeof(file), "%s.ko", name);
+	if (!beside_self(file, path, PATH_MAX) ||
+	    !installed_ko(name, false, path, PATH_MAX))
+		return path;
+	return NULL;
+}
+
 const char *module_ko_path(void)
 {
-	const char *ko = getenv("MEMCG_STATCTL_KO");
+	return ko_find(MODULE_NAME, "MEMCG_STATCTL_KO");
+}
 
-	return ko && *ko ? ko : NULL;
+/* modprobe NAME [PARAMS...] (kmod's or busybox's): its exit status. */
+static int modprobe(const char *name, const char *params)
+{
+	char buf[512], *argv[32], *save = NULL, *tok;
+	int argc = 0, status;
+	pid_t pid;
+
+	argv[argc++] = "modprobe";
+	argv[argc++] = (char *)name;
+	snprintf(buf, sizeof(buf), "%s", params ? params : "");
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		execvp("modprobe", argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Errors of finit_module() that say this machine cannot take the file. */
+static bool load_refused(int err)
+{
+	return err == -ENOEXEC || err == -EKEYREJECTED || err == -ENOKEY ||
+	       err == -EPERM || err == -EACCES;
+}
+
+/* Load the module for require_module(); exits with a skip where it cannot. */
+static void module_autoload(void)
+{
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	const char *ko = module_ko_path();
+	char path[PATH_MAX];
+	int r;
+
+	if (ko) {
+		r = module_load(ko, params);
+		if (!r || r == -EEXIST)
+			return;
+		if (load_refused(r))
+			ksft_exit_skip("the kernel refuses %s: %s\n", ko,
+				       strerror(-r));
+		ksft_exit_fail_msg("loading %s: %s\n", ko, strerror(-r));
+	}
+	r = modprobe(MODULE_NAME, params);
+	if (!r && module_loaded(MODULE_NAME))
+		return;
+	/* installed (compressed, say) but not loadable: not a skip */
+	if (!installed_ko(MODULE_NAME, true, path, sizeof(path)))
+		ksft_exit_fail_msg("modprobe %s failed (status %d) with %s installed\n",
+				   MODULE_NAME, r, path);
+	ksft_exit_skip("module %s not loaded and not found (%s, modprobe)\n",
+		       MODULE_NAME, KO_SOURCES);
 }
 
 /* ---- kernel log ----------------------------------------------------- */
@@ -918,8 +1058,7 @@ bool under_tcg(void)
 void require_module(void)
 {
 	if (!module_loaded(MODULE_NAME))
-		ksft_exit_fail_msg("module %s is not loaded (insmod it first; "
-				   "the VM harness does)\n", MODULE_NAME);
+		module_autoload();
 	if (!path_exists(STATCTL_DIR))
 		ksft_exit_fail_msg("%s missing (debugfs not mounted at "
 				   "/sys/kernel/debug?)\n", STATCTL_DIR);

@@ -154,8 +154,17 @@ void spinners_stop(struct child *cs, int n);
 int module_load(const char *ko, const char *params);	/* finit_module */
 int module_unload(const char *name, int timeout_ms);	/* delete_module */
 bool module_loaded(const char *name);
-/* The .ko to reload, from $MEMCG_STATCTL_KO; NULL when unset. */
+/*
+ * The .ko of module NAME to (re)load: $ENV when set, else NAME.ko beside
+ * the test program (a kselftest package carries it there), else the
+ * uncompressed file modules.dep names for the running kernel (where DKMS
+ * installs it). NULL when there is none.
+ */
+const char *ko_find(const char *name, const char *env);
+/* ko_find() of the module: $MEMCG_STATCTL_KO, beside, modules.dep. */
 const char *module_ko_path(void);
+/* Where module_ko_path() looked, for a diagnostic when it found nothing. */
+#define KO_SOURCES	"$MEMCG_STATCTL_KO, " MODULE_NAME ".ko beside the test, modules.dep"
 
 /* ---- kernel log ----------------------------------------------------- */
 struct kmsg_mark {
@@ -199,7 +208,15 @@ int online_cpus(void);
  * patching cpu (concurrent, not parallel).
  */
 bool under_tcg(void);
-/* Module loaded and its debugfs directory present; else Bail out. */
+/*
+ * Module loaded and its debugfs directory present. A module that is not
+ * loaded is loaded first (kselftest's runner starts each program on its
+ * own): module_ko_path() with $MEMCG_STATCTL_PARAMS, else modprobe. Where
+ * it cannot be loaded (no module for this kernel, or the kernel refuses
+ * the file: another kernel's build, an unsigned module under Secure Boot,
+ * not root) the program skips (exit 4); a module whose init fails, or no
+ * debugfs directory, is a failure.
+ */
 void require_module(void);
 
 /* Result bookkeeping for programs made of a table of tests. */

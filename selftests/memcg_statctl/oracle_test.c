@@ -54,7 +54,8 @@
 /* On every generation, the first charge-stock row's function. */
 #define BPF_TARGET	"try_charge_memcg"
 #define PEER_NAME	"mcs_ipmodify_peer"
-#define PEER_KO		"/lib/" PEER_NAME ".ko"
+/* where scripts/vm/guest-stage.sh puts it, when ko_find() finds none */
+#define PEER_KO_STAGED	"/lib/" PEER_NAME ".ko"
 
 struct row {
 	char name[NAME_LEN];
@@ -451,7 +452,7 @@ static int reload(const char *params)
 	int r;
 
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set");
+		diag("no module file (" KO_SOURCES ")");
 		return -ENOENT;
 	}
 	if (module_loaded(MODULE_NAME)) {
@@ -620,9 +621,17 @@ out:
 	return ret;
 }
 
+/* $MCS_PEER_KO, beside the test (a kselftest package), modules.dep, /lib */
+static const char *peer_ko(void)
+{
+	const char *ko = ko_find(PEER_NAME, "MCS_PEER_KO");
+
+	return ko ? ko : PEER_KO_STAGED;
+}
+
 static int peer_load(void)
 {
-	int r = module_load(PEER_KO, "func=" BPF_TARGET);
+	int r = module_load(peer_ko(), "func=" BPF_TARGET);
 
 	if (r)
 		diag("%s func=%s: %s", PEER_NAME, BPF_TARGET, strerror(-r));
@@ -633,8 +642,8 @@ static int test_ipmodify(void)
 {
 	int bad = 0;
 
-	if (!path_exists(PEER_KO)) {
-		diag("no %s", PEER_KO);
+	if (!path_exists(peer_ko())) {
+		diag("no %s", peer_ko());
 		return KSFT_SKIP;
 	}
 	/* the peer joins the module's direct trampoline */

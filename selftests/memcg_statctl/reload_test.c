@@ -110,11 +110,11 @@ static int test_reload_cycles(void)
 	int cycle, r, bad = 0, status;
 
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		diag("no module file to reload from (" KO_SOURCES ")");
 		return KSFT_SKIP;
 	}
 	if (!path_exists(ko)) {
-		diag("MEMCG_STATCTL_KO=%s does not exist", ko);
+		diag("%s does not exist", ko);
 		return KSFT_FAIL;
 	}
 	if (hooks_read(&h0))

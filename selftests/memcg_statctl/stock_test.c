@@ -561,7 +561,7 @@ static int test_stock_reload(void)
 	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)))
 		return KSFT_SKIP;
 	if (!ko) {
-		diag("MEMCG_STATCTL_KO is not set: nothing to reload from");
+		diag("no module file to reload from (" KO_SOURCES ")");
 		return KSFT_SKIP;
 	}
 	if (kmsg_mark(&mark, "stock_reload"))

@@ -7,9 +7,12 @@
 # own helpers do). Exit: 0 all passed, 1 a test failed, 4 skipped (no tool,
 # no module, not root).
 #
-# Environment: MEMCG_STATCTL (the tool, default /usr/bin/memcg-statctl),
-# MEMCG_STATCTL_KO (the module file, to reload it after the unload test),
-# MCS_PEER_KO (the IPMODIFY peer module of oracle_test, default
+# Environment: MEMCG_STATCTL (the tool, default: memcg-statctl on PATH,
+# else /usr/bin/memcg-statctl), MEMCG_STATCTL_KO (the module file, to load
+# it and reload it after the unload test; default: memcg_statctl.ko beside
+# this script, as a kselftest package carries it, else the file modinfo
+# names, else none and modprobe loads it), MCS_PEER_KO (the IPMODIFY peer
+# module of oracle_test, default: beside this script, else
 # /lib/mcs_ipmodify_peer.ko, where scripts/vm/guest-stage.sh puts it).
 #
 # Under QEMU TCG, ftrace patching a function that another vCPU runs hot
@@ -22,9 +25,18 @@
 # under a workload on purpose: there the tool, its tasks and rmmod all run
 # on cpu 0 (as fault_test.c does it).
 
-TOOL=${MEMCG_STATCTL:-/usr/bin/memcg-statctl}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOOL=${MEMCG_STATCTL:-$(command -v memcg-statctl || echo /usr/bin/memcg-statctl)}
 KO=${MEMCG_STATCTL_KO:-}
-PEER_KO=${MCS_PEER_KO:-/lib/mcs_ipmodify_peer.ko}
+if [ -z "$KO" ] && [ -r "$HERE/memcg_statctl.ko" ]; then
+	KO=$HERE/memcg_statctl.ko
+elif [ -z "$KO" ]; then
+	# kmod's modinfo names the installed file (DKMS); insmod needs it plain
+	KO=$(modinfo -n memcg_statctl 2>/dev/null | grep '\.ko$')
+fi
+PEER_KO=${MCS_PEER_KO:-}
+[ -n "$PEER_KO" ] || PEER_KO=$HERE/mcs_ipmodify_peer.ko
+[ -r "$PEER_KO" ] || PEER_KO=${MCS_PEER_KO:-/lib/mcs_ipmodify_peer.ko}
 PEER=mcs_ipmodify_peer
 DEBUGFS=/sys/kernel/debug
 DBG=$DEBUGFS/memcg_statctl
@@ -872,7 +884,7 @@ vanish_during() {
 
 need_ko() {
 	[ -n "$KO" ] && [ -r "$KO" ] && return 0
-	diag "MEMCG_STATCTL_KO not set: cannot reload the module afterwards"
+	diag "no module file (MEMCG_STATCTL_KO, beside this script, modinfo): cannot reload the module afterwards"
 	return 1
 }
 
@@ -950,6 +962,14 @@ unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"
 
 [ -x "$TOOL" ] || skip_all "$TOOL not found"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
+# Run on its own (kselftest's runner, -t), the module may not be loaded yet.
+if ! module_loaded && ! grep -q '^memcg_statctl ' /proc/modules; then
+	if [ -n "$KO" ]; then
+		insmod "$KO" 2>&1 | sed 's/^/# /'
+	else
+		modprobe memcg_statctl 2>&1 | sed 's/^/# /'
+	fi
+fi
 module_loaded || skip_all "memcg_statctl module not loaded ($DBG missing)"
 [ -f "$CGROOT/cgroup.controllers" ] || skip_all "no cgroup v2 at $CGROOT"
 
