@@ -188,7 +188,7 @@ TEST(CompareCli, MismatchComparedOnRequest) {
     EXPECT_NE(r.out.find("parameters.duration is 1.0, "), std::string::npos);
     // A value only the first file has: a dash in the second file's column.
     EXPECT_TRUE(std::regex_search(
-        r.out, std::regex(R"(\nops_per_sec +always +[0-9.]+ \(   0\.00%\) +-\n)")))
+        r.out, std::regex(R"(\nops_per_sec +always +[0-9.]+  \(   0\.00%\) +-\n)")))
         << r.out;
 }
 

@@ -17,8 +17,8 @@ std::string data_cell(const std::optional<CompareCell>& c) {
 std::string section_plot(const CompareTable& t, const CompareSection& sec, std::size_t index) {
     const auto figure = sec.unit.empty() ? sec.metric : sec.unit;
     auto s = fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n",
-                         gnuplot_quoted(fmt::format("{} {}{}", sec.workload, figure,
-                                                    sec.knob.empty() ? "" : " by " + sec.knob)),
+                         gnuplot_quoted(fmt::format("{} {}{}{}", sec.workload, figure,
+                                                    sec.knob.empty() ? "" : " by ", sec.knob)),
                          gnuplot_quoted(sec.knob), gnuplot_quoted(figure));
     s += fmt::format("$data{} << EOD\n", index);
     for (const auto& row : sec.rows) {
@@ -36,7 +36,7 @@ std::string section_plot(const CompareTable& t, const CompareSection& sec, std::
     for (std::size_t i = 0; i < t.files.size(); ++i) {
         const auto& f = t.files[i];
         const auto title =
-            fmt::format("[{}] {}{}", i + 1, f.kernel, f.host.empty() ? "" : " on " + f.host);
+            fmt::format("[{}] {}{}{}", i + 1, f.kernel, f.host.empty() ? "" : " on ", f.host);
         s += fmt::format("{}{} using {}:{}{} title {}", i == 0 ? "" : ", ",
                          i == 0 ? fmt::format("$data{}", index) : "''", 2 * i + 2, 2 * i + 3,
                          i == 0 ? ":xtic(1)" : "", gnuplot_quoted(title));

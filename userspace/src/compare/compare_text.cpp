@@ -44,7 +44,8 @@ std::pair<std::string, std::string> cell_text(const std::optional<CompareCell>& 
 void print_section(std::ostream& out, const CompareTable& t, const CompareSection& sec) {
     const auto figure =
         sec.unit.empty() ? sec.metric : fmt::format("{} ({})", sec.metric, sec.unit);
-    fmt::print(out, "\n{} {}{}\n", sec.workload, figure, sec.knob.empty() ? "" : " by " + sec.knob);
+    fmt::print(out, "\n{} {}{}{}\n", sec.workload, figure, sec.knob.empty() ? "" : " by ",
+               sec.knob);
     const auto files = t.files.size();
     std::vector<Align> aligns{Align::left, Align::left};
     for (std::size_t i = 0; i < files; ++i) {
