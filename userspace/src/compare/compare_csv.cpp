@@ -28,6 +28,7 @@ std::string number(const std::optional<T>& v) {
 
 void line(std::ostream& out, const std::vector<std::string>& cells) {
     std::vector<std::string> quoted;
+    quoted.reserve(cells.size());
     for (const auto& c : cells) {
         quoted.push_back(field(c));
     }
