@@ -40,7 +40,7 @@ TEST(Cli, MistypedCommandSaysWhichWasMeant) {
     r = cli.run({"frobnicate"});
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, "memcg-statctl: unknown command 'frobnicate'; the commands are: status, "
-                     "stats, get, set, reset, run, sweep, experiment\n");
+                     "stats, get, set, reset, run, sweep, experiment, compare\n");
     // No word at all is still CLI11's "A subcommand is required", with the --help hint.
     r = cli.run({});
     EXPECT_EQ(r.code, 2);

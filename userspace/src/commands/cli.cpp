@@ -93,9 +93,11 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     app.require_subcommand(1);
 
     const std::vector<Command> commands = {
-        add_status_command(app, ctx), add_stats_command(app, ctx),      add_get_command(app, ctx),
-        add_set_command(app, ctx),    add_reset_command(app, ctx),      add_run_command(app, ctx),
-        add_sweep_command(app, ctx),  add_experiment_command(app, ctx),
+        add_status_command(app, ctx),  add_stats_command(app, ctx),
+        add_get_command(app, ctx),     add_set_command(app, ctx),
+        add_reset_command(app, ctx),   add_run_command(app, ctx),
+        add_sweep_command(app, ctx),   add_experiment_command(app, ctx),
+        add_compare_command(app, ctx),
     };
 
     // `run`/`sweep ... -- CMD ARGS...`: everything after the first `--` is the user's

@@ -40,6 +40,7 @@ Json memory_stat_json(const MemoryStat& stat) {
 
 Json environment_json(const Environment& e) {
     return {{"tool_version", e.tool_version},
+            {"host", e.host},
             {"abi", e.abi},
             {"kernel", e.kernel},
             {"module_version", optional_json(e.module_version)},

@@ -43,6 +43,7 @@ Environment current_environment(const DebugfsClient* module) {
     struct utsname u {};
     if (::uname(&u) == 0) {
         e.kernel = u.release;
+        e.host = u.nodename;
     }
     if (module != nullptr) {
         if (auto v = module->version().get("module"); !v.empty()) {

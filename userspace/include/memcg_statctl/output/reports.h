@@ -63,6 +63,7 @@ struct KnobReport {
 // results file read months later still says which kernel, module and machine made it.
 struct Environment {
     std::string tool_version;
+    std::string host;                          // uname -n: which machine, for `compare`
     std::uint64_t abi = 0;                     // the debugfs ABI the tool speaks
     std::string kernel;                        // uname -r
     std::optional<std::string> module_version; // nullopt: the module was not loaded

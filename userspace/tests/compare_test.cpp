@@ -1,0 +1,442 @@
+// `compare` on results files the guest wrote (tests/data/compare/README.md): a sweep of
+// Debian's 6.1 against the same sweep of 6.12, a mismatched pair, runs and experiments.
+// Expected figures are computed here from the files' own samples, never written in.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "memcg_statctl/compare/compare_output.h"
+#include "memcg_statctl/compare/compare_table.h"
+#include "memcg_statctl/exit_code.h"
+#include "memcg_statctl/experiment/experiment.h"
+#include "memcg_statctl/statistics/statistics.h"
+
+#include "cli_runner.h"
+#include "fake_debugfs.h"
+
+namespace memcg_statctl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string data(const std::string& name) {
+    return std::string(MEMCG_STATCTL_TEST_DATA) + "/compare/" + name;
+}
+
+const std::string sweep61 = data("sweep-stat-reader-6.1.json");
+const std::string sweep612 = data("sweep-stat-reader-6.12.json");
+const std::string short61 = data("sweep-stat-reader-short-6.1.json");
+const std::string run61 = data("run-stat-reader-6.1.json");
+const std::string run612 = data("run-stat-reader-6.12.json");
+const std::string exp61 = data("experiment-update-flush-6.1.json");
+const std::string exp612 = data("experiment-update-flush-6.12.json");
+
+Json load(const std::string& file) {
+    std::ifstream in(file);
+    return Json::parse(in);
+}
+
+std::vector<double> doubles(const Json& array) {
+    std::vector<double> v;
+    for (const auto& x : array) {
+        v.push_back(x.get<double>());
+    }
+    return v;
+}
+
+// The figure's samples of `value` in a sweep document, from its runs.
+std::vector<double> run_samples(const Json& sweep, const std::string& value) {
+    std::vector<double> v;
+    for (const auto& run : sweep["runs"]) {
+        if (run["value"] == value) {
+            v.push_back(run[sweep["metric"].get<std::string>()].get<double>());
+        }
+    }
+    return v;
+}
+
+// `s` as a regular expression that matches only itself.
+std::string escaped(const std::string& s) {
+    return std::regex_replace(s, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+}
+
+testing::CliResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), "compare");
+    return testing::CliRunner().run(std::move(args));
+}
+
+TEST(CompareFixtures, SameSweepOnTwoKernels) {
+    // The fixtures are what they claim: one sweep, run on 6.1 and on 6.12.
+    const auto a = load(sweep61);
+    const auto b = load(sweep612);
+    EXPECT_TRUE(a["environment"]["kernel"].get<std::string>().starts_with("6.1."));
+    EXPECT_TRUE(b["environment"]["kernel"].get<std::string>().starts_with("6.12."));
+    EXPECT_EQ(a["parameters"], b["parameters"]);
+    EXPECT_TRUE(a["complete"].get<bool>() && b["complete"].get<bool>());
+}
+
+TEST(CompareDocument, SweepKeepsEveryRun) {
+    const auto doc = read_results_document(sweep61);
+    const auto json = load(sweep61);
+    EXPECT_EQ(doc.schema, "memcg-statctl/sweep");
+    EXPECT_EQ(doc.kernel, json["environment"]["kernel"]);
+    ASSERT_EQ(doc.series.size(), 1U);
+    const auto& s = doc.series[0];
+    EXPECT_EQ(s.knob, "flush_mode");
+    EXPECT_EQ(s.metric, "ops_per_sec");
+    ASSERT_EQ(s.values.size(), json["rows"].size());
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+        const auto& row = json["rows"][i];
+        EXPECT_EQ(s.values[i].value, row["value"]);
+        // The runs give the samples the sweep's own rows state.
+        EXPECT_EQ(s.values[i].samples.at("ops_per_sec"), doubles(row["samples"]));
+        EXPECT_EQ(s.values[i].samples.at("counters.flush_requests").size(),
+                  row["n"].get<std::size_t>());
+        EXPECT_EQ(s.values[i].metric_names.front(), "ops_per_sec");
+    }
+}
+
+TEST(Compare, Kernel61Against612) {
+    const auto t =
+        compare_documents({read_results_document(sweep61), read_results_document(sweep612)});
+    EXPECT_TRUE(t.differences.empty());
+    ASSERT_EQ(t.sections.size(), 1U);
+    const auto a = load(sweep61);
+    const auto b = load(sweep612);
+    std::size_t figure_rows = 0;
+    for (const auto& row : t.sections[0].rows) {
+        ASSERT_EQ(row.cells.size(), 2U);
+        if (row.cells[0]) {
+            EXPECT_FALSE(row.cells[0]->percent_change);
+        }
+        if (row.metric != "ops_per_sec") {
+            continue;
+        }
+        ASSERT_TRUE(row.cells[0] && row.cells[1]) << row.value;
+        ++figure_rows;
+        const auto x = run_samples(a, row.value);
+        const auto y = run_samples(b, row.value);
+        EXPECT_DOUBLE_EQ(row.cells[0]->mean, summarize(x).mean);
+        EXPECT_DOUBLE_EQ(row.cells[1]->mean, summarize(y).mean);
+        EXPECT_EQ(row.cells[1]->n, y.size());
+        EXPECT_DOUBLE_EQ(*row.cells[1]->percent_change,
+                         *percent_change(summarize(x).mean, summarize(y).mean));
+        const auto w = welch_t_test(x, y);
+        ASSERT_EQ(row.cells[1]->p_value.has_value(), w.has_value());
+        if (w) {
+            EXPECT_DOUBLE_EQ(*row.cells[1]->p_value, w->p_value);
+            EXPECT_EQ(row.cells[1]->significant, w->p_value < 0.05);
+        }
+    }
+    EXPECT_EQ(figure_rows, a["rows"].size());
+    // The figure's rows come first, in the sweep's value order.
+    EXPECT_EQ(t.sections[0].rows[0].metric, "ops_per_sec");
+    EXPECT_EQ(t.sections[0].rows[0].value, a["rows"][0]["value"]);
+}
+
+TEST(CompareCli, TextTable) {
+    const auto r = cli({sweep61, sweep612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const auto a = load(sweep61);
+    const auto b = load(sweep612);
+    EXPECT_NE(r.out.find("[1] " + sweep61 + "\n"), std::string::npos);
+    EXPECT_NE(r.out.find("[2] " + sweep612 + "\n"), std::string::npos);
+    EXPECT_NE(r.out.find("stat-reader ops_per_sec (ops/s) by flush_mode\n"), std::string::npos);
+    const std::regex kernels("\nkernel +" + escaped(a["environment"]["kernel"].get<std::string>()) +
+                             " +" + escaped(b["environment"]["kernel"].get<std::string>()) + "\n");
+    EXPECT_TRUE(std::regex_search(r.out, kernels)) << r.out;
+    // One line per knob value of the figure: the baseline at 0%, the other file's %change
+    // in brackets, or between stars when significant.
+    const auto t =
+        compare_documents({read_results_document(sweep61), read_results_document(sweep612)});
+    for (const auto& row : t.sections[0].rows) {
+        if (row.metric != "ops_per_sec") {
+            continue;
+        }
+        const auto& c = *row.cells[1];
+        const auto pct = fmt::format("{:+7.2f}%", *c.percent_change);
+        const auto line = fmt::format("\n{} +{} +{:.2f}  {} +{:.2f}  {}\n", row.metric, row.value,
+                                      row.cells[0]->mean, escaped("(   0.00%)"), c.mean,
+                                      escaped(c.significant ? "*" + pct + "*" : "(" + pct + ")"));
+        EXPECT_TRUE(std::regex_search(r.out, std::regex(line))) << line << "\n" << r.out;
+    }
+}
+
+TEST(CompareCli, MismatchRefusedWithTheDifferences) {
+    const auto r = cli({sweep61, short61});
+    EXPECT_EQ(r.code, static_cast<int>(ExitCode::failure));
+    EXPECT_EQ(r.out, "");
+    for (const auto* line : {": values is kernel,never, ", ": parameters.duration is 1.0, ",
+                             ": parameters.cgroups is 1, ", "--allow-mismatch"}) {
+        EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
+    }
+    EXPECT_EQ(r.err.find("parameters.runs"), std::string::npos) << r.err; // both 3
+}
+
+TEST(CompareCli, MismatchComparedOnRequest) {
+    const auto r = cli({"--allow-mismatch", sweep61, short61});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("The files differ (compared anyway):\n"), std::string::npos);
+    EXPECT_NE(r.out.find("parameters.duration is 1.0, "), std::string::npos);
+    // A value only the first file has: a dash in the second file's column.
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex(R"(\nops_per_sec +always +[0-9.]+  \(   0\.00%\) +-\n)")))
+        << r.out;
+}
+
+TEST(CompareCli, RunAgainstSweep) {
+    const auto refused = cli({sweep61, run61});
+    EXPECT_EQ(refused.code, 1);
+    EXPECT_NE(refused.err.find(": schema is memcg-statctl/run, "), std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find(": knob is \"\", "), std::string::npos) << refused.err;
+    const auto r = cli({"--allow-mismatch", "--json", sweep61, run61});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: compared anyway"), std::string::npos);
+    const auto j = Json::parse(r.out);
+    // The run's one row (no knob value) is its own row, with no baseline to compare with.
+    bool run_row = false;
+    for (const auto& row : j["series"][0]["rows"]) {
+        if (row["value"] == "") {
+            run_row = true;
+            EXPECT_TRUE(row["files"][0].is_null());
+            EXPECT_EQ(row["files"][1]["n"], 1);
+            EXPECT_TRUE(row["files"][1]["percent_change"].is_null());
+        }
+    }
+    EXPECT_TRUE(run_row);
+}
+
+TEST(CompareCli, RunAgainstRun) {
+    const auto r = cli({"--json", run61, run612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = Json::parse(r.out);
+    const auto a = load(run61);
+    const auto b = load(run612);
+    const auto& first = j["series"][0]["rows"][0];
+    EXPECT_EQ(first["metric"], "ops_per_sec");
+    EXPECT_EQ(first["files"][0]["mean"], a["result"]["ops_per_sec"]);
+    EXPECT_EQ(first["files"][1]["mean"], b["result"]["ops_per_sec"]);
+    EXPECT_DOUBLE_EQ(first["files"][1]["percent_change"].get<double>(),
+                     *percent_change(a["result"]["ops_per_sec"].get<double>(),
+                                     b["result"]["ops_per_sec"].get<double>()));
+    EXPECT_TRUE(first["files"][1]["p_value"].is_null()); // one run each: no test
+    EXPECT_FALSE(first["files"][1]["significant"].get<bool>());
+}
+
+TEST(CompareCli, ExperimentAgainstExperiment) {
+    const auto r = cli({"--json", exp61, exp612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = Json::parse(r.out);
+    const auto a = load(exp61);
+    ASSERT_EQ(j["series"].size(), a["reports"].size());
+    for (std::size_t i = 0; i < a["reports"].size(); ++i) {
+        const auto& report = a["reports"][i];
+        const auto& series = j["series"][i];
+        EXPECT_EQ(series["workload"], report["workload"]);
+        EXPECT_EQ(series["metric"], report["metric"]);
+        // The figure from each row's samples; the counters only as the row's means.
+        const auto& row = series["rows"][0];
+        EXPECT_EQ(row["metric"], report["metric"]);
+        EXPECT_EQ(row["files"][0]["n"], report["rows"][0]["n"]);
+        for (const auto& other : series["rows"]) {
+            if (other["metric"].get<std::string>().starts_with("counters.") &&
+                !other["files"][1].is_null()) {
+                EXPECT_EQ(other["files"][1]["n"], 0);
+                EXPECT_TRUE(other["files"][1]["p_value"].is_null());
+            }
+        }
+    }
+}
+
+TEST(CompareCli, ExperimentAgainstSweepRefused) {
+    const auto r = cli({exp61, sweep61});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(": schema is memcg-statctl/sweep, "), std::string::npos) << r.err;
+}
+
+TEST(CompareCli, MetricsFilter) {
+    const auto r = cli({"--csv", "--metrics", "counters.flush_requests", sweep61, sweep612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream in(r.out);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "series,workload,knob,metric,value,file,host,kernel,n,mean,stddev,"
+                    "percent_change,p_value,significant");
+    std::set<std::string> metrics;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        ++lines;
+        std::vector<std::string> cells;
+        std::istringstream fields(line);
+        for (std::string cell; std::getline(fields, cell, ',');) {
+            cells.push_back(cell);
+        }
+        ASSERT_EQ(cells.size(), 14U) << line; // no field here needs quoting
+        metrics.insert(cells[3]);
+    }
+    EXPECT_EQ(metrics, (std::set<std::string>{"ops_per_sec", "counters.flush_requests"}));
+    EXPECT_EQ(lines, 2 * 2 * static_cast<int>(load(sweep61)["rows"].size()));
+}
+
+TEST(CompareCli, Plot) {
+    const testing::TempDir dir;
+    const auto svg = dir.path() / "c.svg";
+    const auto r = cli({"--plot", svg.string(), exp61, exp612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(svg);
+    std::stringstream s;
+    s << in.rdbuf();
+    EXPECT_NE(s.str().find("<svg"), std::string::npos);
+    EXPECT_NE(s.str().find(load(exp61)["environment"]["kernel"].get<std::string>()),
+              std::string::npos);
+    EXPECT_EQ(cli({"--plot", "c.pdf", sweep61, sweep612}).code, 2);
+}
+
+TEST(ComparePlot, Script) {
+    const auto t =
+        compare_documents({read_results_document(sweep61), read_results_document(sweep612)});
+    const auto s = compare_gnuplot_script(t, "/tmp/c.svg");
+    EXPECT_NE(s.find("set style histogram errorbars"), std::string::npos);
+    EXPECT_EQ(s.find("multiplot"), std::string::npos); // one series
+    const auto row = t.sections[0].rows[0];
+    EXPECT_NE(
+        s.find(fmt::format("\"{}\" {:.6g} {:.6g} {:.6g} {:.6g}\n", row.value, row.cells[0]->mean,
+                           *row.cells[0]->stddev, row.cells[1]->mean, *row.cells[1]->stddev)),
+        std::string::npos)
+        << s;
+    EXPECT_NE(s.find("using 2:3:xtic(1) title '[1] 6.1."), std::string::npos) << s;
+    EXPECT_NE(s.find("'' using 4:5 title '[2] 6.12."), std::string::npos) << s;
+}
+
+class BadFile : public ::testing::Test {
+protected:
+    std::string write(const std::string& name, const std::string& text) {
+        const auto p = dir_.path() / name;
+        std::ofstream(p) << text;
+        return p.string();
+    }
+    std::string edited(const std::function<void(Json&)>& edit) {
+        auto j = load(sweep61);
+        edit(j);
+        return write("edited.json", j.dump());
+    }
+    static std::string error_of(const std::string& file) {
+        const auto r = cli({sweep61, file});
+        EXPECT_EQ(r.code, 1) << r.err;
+        EXPECT_EQ(r.out, "");
+        return r.err;
+    }
+
+private:
+    testing::TempDir dir_;
+};
+
+TEST_F(BadFile, Unreadable) {
+    EXPECT_NE(error_of("/nonexistent/x.json").find("/nonexistent/x.json: cannot read"),
+              std::string::npos);
+    EXPECT_NE(error_of(write("d", "{\"schema\": ")).find(": not JSON ("), std::string::npos);
+    EXPECT_NE(error_of(write("a", "[1]")).find("is array, not a JSON object"), std::string::npos);
+}
+
+TEST_F(BadFile, NotAResultsDocument) {
+    const auto status = write("s.json", R"({"loaded": false, "reason": "not_root"})");
+    EXPECT_NE(error_of(status).find("`schema` is missing (not a memcg-statctl results file?)"),
+              std::string::npos);
+    const auto e = edited([](Json& j) { j["schema"] = "memcg-statctl/status"; });
+    EXPECT_NE(error_of(e).find("schema `memcg-statctl/status` is not a results document"),
+              std::string::npos);
+}
+
+TEST_F(BadFile, NewerSchema) {
+    const auto e = edited([](Json& j) { j["schema_version"] = 2; });
+    EXPECT_NE(error_of(e).find("schema_version 2 is not a version this tool reads (1): a "
+                               "newer memcg-statctl wrote it"),
+              std::string::npos);
+}
+
+TEST(Compare, ReadsExperimentDocumentsOfEitherSchemaVersion) {
+    // Version 1 named its report `seed`, version 2 `report_id`; compare reads neither.
+    std::ifstream file(exp61);
+    auto doc = Json::parse(file);
+    ASSERT_EQ(doc["schema_version"], 1);
+    EXPECT_NO_THROW(parse_results_document(doc, "v1"));
+    doc["schema_version"] = experiment_schema_version;
+    doc.erase("seed");
+    doc["report_id"] = "update-path-flush";
+    EXPECT_NO_THROW(parse_results_document(doc, "v2"));
+    doc["schema_version"] = experiment_schema_version + 1;
+    EXPECT_THROW(parse_results_document(doc, "v3"), ToolError);
+}
+
+TEST_F(BadFile, MissingOrWrongFields) {
+    EXPECT_NE(error_of(edited([](Json& j) {
+                  j["environment"].erase("kernel");
+              })).find("`environment.kernel` is missing"),
+              std::string::npos);
+    EXPECT_NE(error_of(edited([](Json& j) {
+                  j["runs"][1]["ops_per_sec"] = "fast";
+              })).find("`runs[].ops_per_sec` is not a number"),
+              std::string::npos);
+    EXPECT_NE(error_of(edited([](Json& j) { j["rows"] = 3; })).find("`rows` is number, not array"),
+              std::string::npos);
+    EXPECT_NE(error_of(edited([](Json& j) {
+                  j["runs"][0]["counters"]["flush_requests"] = "x";
+              })).find("`runs[].counters.flush_requests` is string, not a number"),
+              std::string::npos);
+}
+
+TEST_F(BadFile, InterruptedRun) {
+    auto j = load(run61);
+    j["complete"] = false;
+    j["interrupted_by"] = "SIGINT";
+    j["result"] = nullptr;
+    const auto f = write("r.json", j.dump());
+    const auto r = cli({run61, f});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("the run was interrupted (SIGINT): it has no result to compare"),
+              std::string::npos)
+        << r.err;
+}
+
+TEST_F(BadFile, StoppedSweepIsComparedWithAWarning) {
+    const auto f = edited([](Json& j) {
+        j["complete"] = false;
+        j["runs"].erase(j["runs"].size() - 1);
+    });
+    const auto r = cli({sweep61, f});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: " + f + " stopped before the end"), std::string::npos);
+    EXPECT_NE(r.out.find(f + " (stopped before the end)"), std::string::npos);
+}
+
+TEST(CompareCli, Usage) {
+    EXPECT_EQ(cli({sweep61}).code, 2);
+    EXPECT_EQ(cli({}).code, 2);
+    EXPECT_EQ(cli({"--json", "--csv", sweep61, sweep612}).code, 2);
+}
+
+TEST(CompareDocument, HostColumn) {
+    // Files written before `environment.host` existed show a dash; newer ones the host.
+    auto j = load(sweep61);
+    j["environment"]["host"] = "box-a";
+    const auto t =
+        compare_documents({parse_results_document(j, "a.json"), read_results_document(sweep612)});
+    std::ostringstream out;
+    print_compare_text(out, t);
+    const auto host612 = load(sweep612)["environment"].value("host", std::string("-"));
+    EXPECT_TRUE(std::regex_search(out.str(), std::regex("\nhost +box-a +" + host612 + "\n")))
+        << out.str();
+}
+
+} // namespace
+} // namespace memcg_statctl
