@@ -15,7 +15,7 @@
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${KSFT_TIMEOUT:-300}
-DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test fault_test:600 tool_test.sh"
+DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test stress_test:600 fault_test:600 tool_test.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
