@@ -147,6 +147,18 @@ void mcs_counters_reset(void)
 		for_each_possible_cpu(cpu)
 			xchg(&per_cpu(mcs_counters, cpu).v[c], 0);
 	}
+	/*
+	 * A flush counts its request before it runs and its outcome after
+	 * it. The sum of requests would hold one in flight now and the sums
+	 * of outcomes not: flush.requests would stay short of
+	 * flush.performed + flush.skipped until the next reset. So the
+	 * requests' baseline is the outcomes': a request in flight counts
+	 * after the reset, with its outcome. Requests only grow, and each
+	 * outcome is counted after its request, so the sum of requests read
+	 * later never falls below this baseline.
+	 */
+	mcs_base[MCS_FLUSH_REQUESTS] = mcs_base[MCS_FLUSH_PERFORMED] +
+				       mcs_base[MCS_FLUSH_SKIPPED];
 	mutex_unlock(&mcs_base_lock);
 }
 

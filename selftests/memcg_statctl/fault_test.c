@@ -19,14 +19,12 @@
  *      and the module and its debugfs directory are gone after it.
  *      The last unload is made from the most hostile setting (never, period
  *      0, update_flush_every 64, stock_hooks 0). Then, with the load
- *      stopped and the module gone, the kernel's flushing must be back:
- *      no function carries an ftrace callback of the module
- *      (enabled_functions), a 20 MiB fault in a fresh cgroup shows in its
- *      memory.stat within 4 s, and the kernel's periodic flush work
- *      (flush_memcg_stats_dwork, seen through the workqueue_execute_start
- *      tracepoint, cpus kept busy since it is deferrable) runs at least once
- *      in 5 s. The kernel log stays clean (no WARNING, BUG, Oops, Call
- *      Trace) and the module is loaded again at the end.
+ *      stopped and the module gone, the kernel's flushing must be back
+ *      (kernel_flush_restored() of lib.h: no ftrace callback of the
+ *      module left, a 20 MiB fault shows in memory.stat within 4 s, the
+ *      kernel's periodic flush work runs). The kernel log stays clean (no
+ *      WARNING, BUG, Oops, Call Trace) and the module is loaded again at
+ *      the end.
  *
  * Under QEMU's TCG the load shares cpu 0 with this process (see
  * under_tcg() in lib.h), at nice 10 so that the loader keeps going.
@@ -54,8 +52,6 @@
  * Tasks grace periods (unregister_ftrace_function() of a module's ops).
  */
 #define BUDGET_S	420
-#define BIG_PAGES	(20 * MiB / PAGE_SZ)
-#define KERNEL_PERIODIC_FN	"flush_memcg_stats_dwork"
 
 /* where the time of a cycle goes: mean and max per phase, in ms */
 enum { PH_KNOBS, PH_SETTLE, PH_PAUSE, PH_REFCNT, PH_UNLOAD, PH_LOAD, PH_N };
@@ -225,76 +221,6 @@ static void unpin(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-static uint64_t anon_of(const char *cg)
-{
-	uint64_t v = 0;
-
-	memstat_get(cg, "anon", &v);
-	return v;
-}
-
-/* after the final unload: the kernel's flushing as without the module */
-static int check_kernel_flush(void)
-{
-	struct child c, spin[64];
-	size_t big = BIG_PAGES;
-	uint64_t t0, t, anon = 0;
-	char cg[256];
-	int bad = 0, n, runs, r;
-
-	r = ftrace_enabled_lines(MODULE_NAME);
-	if (r < 0) {
-		diag("enabled_functions unavailable (%d): not checked", r);
-	} else if (r) {
-		diag("%d functions still carry a callback of the module", r);
-		bad++;
-	}
-
-	if (cg_create_leaf("fault_after", cg, sizeof(cg)))
-		return 1;
-	r = child_start(&c, cg, fault_and_hold, &big);
-	if (!r)
-		r = child_wait_ready(&c, 60000);
-	if (r) {
-		diag("20 MiB child: %d", r);
-		bad++;
-	} else {
-		t0 = now_ns();
-		do {
-			anon = anon_of(cg);
-			t = now_ns() - t0;
-			if (anon >= BIG_PAGES * PAGE_SZ)
-				break;
-			sleep_ms(50);
-		} while (t < 4000000000ULL);
-		diag("after the last unload: 20 MiB fault, anon %" PRIu64
-		     " KiB after %.2f s", anon / 1024, t / 1e9);
-		if (anon < BIG_PAGES * PAGE_SZ) {
-			diag("memory.stat did not show it within 4 s");
-			bad++;
-		}
-	}
-	child_kill(&c);
-	cg_destroy(cg);
-
-	n = spinners_start(spin, ARRAY_SIZE(spin));
-	runs = wq_fn_runs(KERNEL_PERIODIC_FN, 5000);
-	if (n > 0)
-		spinners_stop(spin, n);
-	if (runs < 0) {
-		diag("tracefs workqueue events unavailable (%d): periodic "
-		     "work not checked", runs);
-	} else {
-		diag("%s ran %d times in 5 s after the last unload",
-		     KERNEL_PERIODIC_FN, runs);
-		if (runs < 1) {
-			diag("the kernel's periodic flush work is not back");
-			bad++;
-		}
-	}
-	return bad;
-}
-
 static int test_cycles(void)
 {
 	const char *ko = module_ko_path();
@@ -431,7 +357,7 @@ out:
 		unpin();	/* the load is gone; spinners on every cpu */
 
 	if (!module_loaded(MODULE_NAME)) {
-		bad += check_kernel_flush();
+		bad += kernel_flush_restored();
 		r = module_load(ko, params);
 		if (r) {
 			diag("final finit_module: %s", strerror(-r));

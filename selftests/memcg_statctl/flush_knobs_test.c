@@ -14,17 +14,16 @@
  *                       MEMCG_CHARGE_BATCH * nr_cpus updates of 8192
  *  flush_period_ms      500 ms: stats catch up within 1.5 s, 8-12 periodic
  *                       flushes in 5 s; 0: none in 5 s
- *  knob_stress          30 s of knob writes under load: clean kernel log,
- *                       requests = performed + skipped
  *  unload_restores_...  unload in never/0: the kernel's reader gate and
  *                       periodic flush work again
  *  update_flush_every   32: queued = stat_updates/32 +-20%; 128: a quarter
  *                       of that per update; 0: update hooks off
+ *
+ * Every knob written at once under load: stress_test.c.
  */
 #define _GNU_SOURCE
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -769,142 +768,12 @@ static int test_unload_restores(void)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-/* ---- stress -------------------------------------------------------------- */
-
-#define STRESS_S	30
-
-static volatile int stress_stop;
-
-/*
- * Two writers: flush_threshold every millisecond (cheap), and flush_mode
- * every millisecond too, cycling through all modes; entering or leaving
- * `threshold` attaches or detaches the update-side ftrace hooks, which
- * takes far longer than a millisecond (more so under TCG), so the mode
- * writer reaches a lower rate. Both rates are printed.
- */
-static void *mode_writer(void *arg)
-{
-	static const char *const modes[] = {
-		"kernel", "threshold", "always", "never",
-	};
-	unsigned long *writes = arg;
-	unsigned int i = 0;
-
-	while (!stress_stop) {
-		knob_set("flush_mode", modes[i++ % 4]);
-		(*writes)++;
-		sleep_ms(1);
-	}
-	return NULL;
-}
-
-static void *threshold_writer(void *arg)
-{
-	unsigned long *writes = arg;
-	unsigned int i = 0;
-	char buf[32];
-
-	while (!stress_stop) {
-		snprintf(buf, sizeof(buf), "%u", (i++ * 37) % 4096);
-		knob_set("flush_threshold", buf);
-		(*writes)++;
-		sleep_ms(1);
-	}
-	return NULL;
-}
-
-static int test_stress(void)
-{
-	static const char *const k[] = { "flush_mode", "flush_threshold" };
-	static const char *const ctr[] = {
-		"flush.requests", "flush.performed", "flush.skipped",
-	};
-	struct child f1 = { 0 }, f2 = { 0 }, rd = { 0 };
-	char cg1[256], cg2[256];
-	unsigned long mode_writes = 0, thr_writes = 0;
-	struct kmsg_mark mark;
-	struct stats s, t;
-	pthread_t th1, th2;
-	int bad = 0, r, i;
-	uint64_t req, perf, skip;
-
-	if (!need_knobs(k, 2) || !counters_present(ctr, 3))
-		return KSFT_SKIP;
-	kmsg_mark(&mark, "flush_knob_stress");
-	if (under_tcg()) {
-		diag("QEMU TCG: the stress shares cpu 0 (TCG stalls on live "
-		     "patching of hot code)");
-		pin_to_cpu(0);	/* inherited by the children and threads */
-	}
-	if (cg_create_leaf("stress1", cg1, sizeof(cg1)) ||
-	    cg_create_leaf("stress2", cg2, sizeof(cg2)))
-		return KSFT_FAIL;
-	r = child_start(&f1, cg1, fault_loop, NULL) ?:
-	    child_start(&f2, cg2, fault_loop, NULL) ?:
-	    child_start(&rd, NULL, memstat_read_loop, cg1);
-	if (!r)
-		r = child_wait_ready(&f1, 10000) ?:
-		    child_wait_ready(&f2, 10000) ?:
-		    child_wait_ready(&rd, 10000);
-	if (r || pthread_create(&th1, NULL, mode_writer, &mode_writes)) {
-		diag("cannot start the stress: %d", r);
-		bad++;
-		goto out;
-	}
-	if (pthread_create(&th2, NULL, threshold_writer, &thr_writes)) {
-		stress_stop = 1;
-		pthread_join(th1, NULL);
-		bad++;
-		goto out;
-	}
-	sleep_ms(STRESS_S * 1000);
-	stress_stop = 1;
-	pthread_join(th1, NULL);
-	pthread_join(th2, NULL);
-	diag("in %d s: %lu flush_mode writes, %lu flush_threshold writes",
-	     STRESS_S, mode_writes, thr_writes);
-out:
-	child_kill(&rd);
-	child_kill(&f1);
-	child_kill(&f2);
-	cg_destroy(cg1);
-	cg_destroy(cg2);
-	knobs_default();
-
-	/* quiet now: a snapshot that two reads agree on */
-	for (i = 0; i < 50; i++) {
-		if (stats_read(&s) || stats_read(&t))
-			return KSFT_FAIL;
-		if (!stats_delta(&s, &t, "flush.requests") &&
-		    !stats_delta(&s, &t, "flush.performed") &&
-		    !stats_delta(&s, &t, "flush.skipped"))
-			break;
-		sleep_ms(10);
-	}
-	req = stat_must(&s, "flush.requests");
-	perf = stat_must(&s, "flush.performed");
-	skip = stat_must(&s, "flush.skipped");
-	diag("flush.requests %" PRIu64 " performed %" PRIu64 " skipped %"
-	     PRIu64, req, perf, skip);
-	if (req != perf + skip) {
-		diag("requests != performed + skipped");
-		bad++;
-	}
-	r = kmsg_scan(&mark);
-	if (r) {
-		diag("kernel log not clean: %d", r);
-		bad++;
-	}
-	return bad ? KSFT_FAIL : KSFT_PASS;
-}
-
 static const struct test tests[] = {
 	{ test_validation, "knob_validation" },
 	{ test_never_then_always, "never_hides_always_shows" },
 	{ test_always, "always_flushes_every_read" },
 	{ test_threshold, "threshold_mode" },
 	{ test_period, "flush_period_ms" },
-	{ test_stress, "knob_stress" },
 	{ test_unload_restores, "unload_restores_kernel_flush" },
 	{ test_update_flush_every, "update_flush_every" },
 };

@@ -766,12 +766,16 @@ static const char *const bad_patterns[] = {
 	"Call Trace",
 };
 
-static bool line_is_bad(const char *line)
+static bool line_is_bad(const char *line, const char *const *extra,
+			size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad_patterns); i++)
 		if (strstr(line, bad_patterns[i]))
+			return true;
+	for (i = 0; i < n; i++)
+		if (strstr(line, extra[i]))
 			return true;
 	return false;
 }
@@ -826,13 +830,15 @@ static int64_t kmsg_walk(void (*fn)(uint64_t seq, const char *msg, void *),
 struct scan_state {
 	uint64_t after;
 	int bad;
+	const char *const *extra;
+	size_t n;
 };
 
 static void scan_record(uint64_t seq, const char *msg, void *data)
 {
 	struct scan_state *st = data;
 
-	if (seq > st->after && line_is_bad(msg)) {
+	if (seq > st->after && line_is_bad(msg, st->extra, st->n)) {
 		st->bad++;
 		diag("kernel log: %s", msg);
 	}
@@ -888,7 +894,13 @@ int kmsg_mark(struct kmsg_mark *m, const char *tag)
 
 int kmsg_scan(const struct kmsg_mark *m)
 {
-	struct scan_state st = { .after = m->seq };
+	return kmsg_scan_with(m, NULL, 0);
+}
+
+int kmsg_scan_with(const struct kmsg_mark *m, const char *const *extra,
+		   size_t n)
+{
+	struct scan_state st = { .after = m->seq, .extra = extra, .n = n };
 	char *all, *p, *line, *save = NULL;
 
 	if (m->devkmsg) {
@@ -906,7 +918,7 @@ int kmsg_scan(const struct kmsg_mark *m)
 		p = line;
 	for (line = strtok_r(p, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (line_is_bad(line)) {
+		if (line_is_bad(line, extra, n)) {
 			st.bad++;
 			diag("kernel log: %s", line);
 		}
@@ -1261,4 +1273,71 @@ bool counters_present(const char *const *names, size_t n)
 		}
 	}
 	return true;
+}
+
+/* ---- additions: the kernel's flushing after unload (fault_test, stress) -- */
+
+#define RESTORED_PAGES		(20 * MiB / PAGE_SZ)
+#define KERNEL_PERIODIC_FN	"flush_memcg_stats_dwork"
+
+int kernel_flush_restored(void)
+{
+	struct child c, spin[64];
+	size_t big = RESTORED_PAGES;
+	uint64_t t0, t, anon = 0;
+	char cg[256];
+	int bad = 0, n, runs, r;
+
+	r = ftrace_enabled_lines(MODULE_NAME);
+	if (r < 0) {
+		diag("enabled_functions unavailable (%d): not checked", r);
+	} else if (r) {
+		diag("%d functions still carry a callback of the module", r);
+		bad++;
+	}
+
+	if (cg_create_leaf("flush_restored", cg, sizeof(cg)))
+		return bad + 1;
+	r = child_start(&c, cg, fault_and_hold, &big);
+	if (!r)
+		r = child_wait_ready(&c, 60000);
+	if (r) {
+		diag("20 MiB child: %d", r);
+		bad++;
+	} else {
+		t0 = now_ns();
+		do {
+			anon = 0;
+			memstat_get(cg, "anon", &anon);
+			t = now_ns() - t0;
+			if (anon >= RESTORED_PAGES * PAGE_SZ)
+				break;
+			sleep_ms(50);
+		} while (t < 4000000000ULL);
+		diag("after unload: 20 MiB fault, anon %" PRIu64
+		     " KiB after %.2f s", anon / 1024, t / 1e9);
+		if (anon < RESTORED_PAGES * PAGE_SZ) {
+			diag("memory.stat did not show it within 4 s");
+			bad++;
+		}
+	}
+	child_kill(&c);
+	cg_destroy(cg);
+
+	n = spinners_start(spin, ARRAY_SIZE(spin));
+	runs = wq_fn_runs(KERNEL_PERIODIC_FN, 5000);
+	if (n > 0)
+		spinners_stop(spin, n);
+	if (runs < 0) {
+		diag("tracefs workqueue events unavailable (%d): periodic "
+		     "work not checked", runs);
+	} else {
+		diag("%s ran %d times in 5 s after unload",
+		     KERNEL_PERIODIC_FN, runs);
+		if (runs < 1) {
+			diag("the kernel's periodic flush work is not back");
+			bad++;
+		}
+	}
+	return bad;
 }

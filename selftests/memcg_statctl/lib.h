@@ -181,6 +181,9 @@ int kmsg_mark(struct kmsg_mark *m, const char *tag);
  * Returns their number, or -errno.
  */
 int kmsg_scan(const struct kmsg_mark *m);
+/* kmsg_scan(), where a line containing one of @extra (@n) counts too. */
+int kmsg_scan_with(const struct kmsg_mark *m, const char *const *extra,
+		   size_t n);
 /* kmsg_scan() == 0; otherwise says so in a diagnostic. */
 bool kmsg_clean(const struct kmsg_mark *m);
 
@@ -245,5 +248,16 @@ int ftrace_enabled_lines(const char *needle);
 /* The tracefs mount (/sys/kernel/tracing or under debugfs), or NULL. */
 const char *tracefs(void);
 int set_nice(pid_t pid, int nice);	/* setpriority(PRIO_PROCESS) */
+/*
+ * After the module's unload, the kernel's flushing as without the module:
+ * no function carries an ftrace callback of the module (enabled_functions),
+ * a 20 MiB fault in a fresh cgroup shows in its memory.stat within 4 s, and
+ * the kernel's periodic flush work (flush_memcg_stats_dwork, seen through
+ * the workqueue_execute_start tracepoint, cpus kept busy since it is
+ * deferrable) runs at least once in 5 s. Returns the number of problems,
+ * each said in a diagnostic; a check tracefs cannot make is said and
+ * skipped.
+ */
+int kernel_flush_restored(void);
 
 #endif
