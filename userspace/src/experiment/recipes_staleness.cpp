@@ -1,5 +1,6 @@
-// The staleness recipes on the staleness probe (docs/background.md#per-memcg-threshold): flush-threshold (cost and
-// staleness by flush_threshold) and staleness (the staleness-versus-cost curve).
+// The staleness recipes on the staleness probe (docs/background.md#per-memcg-threshold):
+// flush-threshold (cost and staleness by flush_threshold) and staleness (the staleness-versus-cost
+// curve).
 #include <unistd.h>
 
 #include <fmt/format.h>
