@@ -80,6 +80,20 @@ std::string format_or_dash(const std::optional<double>& v, const char* spec) {
     return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
 }
 
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) {
+        return s;
+    }
+    std::string q = "\"";
+    for (const char c : s) {
+        q += c;
+        if (c == '"') {
+            q += '"';
+        }
+    }
+    return q + "\"";
+}
+
 std::vector<std::string> split_commas(std::string_view s) {
     std::vector<std::string> items;
     std::size_t pos = 0;

@@ -60,6 +60,14 @@ TEST(TextUtil, FormatOrDash) {
     EXPECT_EQ(format_or_dash(std::nullopt, "{:.1f}"), "-");
 }
 
+TEST(TextUtil, CsvFieldQuotesOnlyWhatRfc4180Needs) {
+    EXPECT_EQ(csv_field("plain"), "plain");
+    EXPECT_EQ(csv_field(""), "");
+    EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+}
+
 TEST(TextUtil, SplitCommasKeepsEmptyItems) {
     EXPECT_EQ(split_commas("a,b,c"), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(split_commas("a,,c"), (std::vector<std::string>{"a", "", "c"}));

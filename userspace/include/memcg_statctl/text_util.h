@@ -27,6 +27,9 @@ std::optional<double> parse_double(std::string_view s);
 // `v` formatted with the fmt `spec` (e.g. "{:.1f}"), or "-" for a missing figure in a table.
 std::string format_or_dash(const std::optional<double>& v, const char* spec);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote or newline, inner quotes doubled.
+std::string csv_field(const std::string& s);
+
 // Splits "a,b,c" into its items; empty items are kept so callers can reject them.
 std::vector<std::string> split_commas(std::string_view s);
 

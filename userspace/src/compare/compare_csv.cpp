@@ -2,24 +2,10 @@
 #include <fmt/ostream.h>
 
 #include "memcg_statctl/compare/compare_output.h"
+#include "memcg_statctl/text_util.h"
 
 namespace memcg_statctl {
 namespace {
-
-// RFC 4180: quote a field holding a comma, quote or newline; double inner quotes.
-std::string field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) {
-        return s;
-    }
-    std::string q = "\"";
-    for (const char c : s) {
-        q += c;
-        if (c == '"') {
-            q += '"';
-        }
-    }
-    return q + "\"";
-}
 
 template <typename T>
 std::string number(const std::optional<T>& v) {
@@ -30,7 +16,7 @@ void line(std::ostream& out, const std::vector<std::string>& cells) {
     std::vector<std::string> quoted;
     quoted.reserve(cells.size());
     for (const auto& c : cells) {
-        quoted.push_back(field(c));
+        quoted.push_back(csv_field(c));
     }
     fmt::print(out, "{}\n", fmt::join(quoted, ","));
 }

@@ -6,24 +6,10 @@
 #include <fmt/ostream.h>
 
 #include "memcg_statctl/output/result_schema.h"
+#include "memcg_statctl/text_util.h"
 
 namespace memcg_statctl {
 namespace {
-
-// RFC 4180: quote a field holding a comma, quote or newline; double inner quotes.
-std::string field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) {
-        return s;
-    }
-    std::string q = "\"";
-    for (const char c : s) {
-        q += c;
-        if (c == '"') {
-            q += '"';
-        }
-    }
-    return q + "\"";
-}
 
 std::string number(double v) {
     return fmt::format("{:.6g}", v);
@@ -40,7 +26,7 @@ void line(std::ostream& out, const std::vector<std::string>& cells) {
         if (i > 0) {
             s += ',';
         }
-        s += field(cells[i]);
+        s += csv_field(cells[i]);
     }
     out << s << '\n';
 }
