@@ -16,7 +16,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-debug \
+.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-debug \
 	checkpatch demo bench experiment clean help
 
 all: module
@@ -84,24 +84,35 @@ readme-check: userspace
 # On 6.1 the selftests run from the kselftest package (check-kselftest):
 # the same programs and kernel-log check as vmtest 6.1, through kselftest's
 # runner, plus a run without the module; vmtest 6.1 in addition would put
-# check over its hour.
-## make check                 deps, unit, cited paths, make help, checkpatch, check-kselftest
-##                            6.1, vmtest 6.12 7.3, DKMS and install checks, a short experiment
-##                            in guest instructions, readme-check (about 55 minutes)
+# check over its hour. The guest steps run in two lanes side by side
+# (scripts/checks/lanes.sh): each QEMU guest is single-threaded, so one
+# lane alone leaves the second core idle. The lanes share no kernel's build
+# directory, and guest-prep.sh first makes what they do share.
+## make check                 deps, unit, cited paths, make help, checkpatch, then two lanes
+##                            side by side: check-lane-a and check-lane-b (about 45 minutes)
 check:
 	$(MAKE) deps
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
 	scripts/checks/make-help-check.sh
 	$(MAKE) checkpatch
+	scripts/vm/guest-prep.sh 6.1 6.12 7.3
+	scripts/checks/lanes.sh check-lane-a check-lane-b
+
+## make check-lane-a          check's 6.1 lane: check-kselftest, install check, a short
+##                            experiment in guest instructions, readme-check
+check-lane-a: userspace
 	$(MAKE) check-kselftest KVER=6.1
+	scripts/checks/install-check.sh 6.1
+	scripts/checks/experiment-check.sh 6.1
+	$(MAKE) readme-check
+
+## make check-lane-b          check's other lane: vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12
+check-lane-b:
 	$(MAKE) vmtest KVER=6.12
 	$(MAKE) vmtest KVER=7.3
 	scripts/checks/dkms-check.sh 6.1
 	scripts/checks/dkms-check.sh 6.12
-	scripts/checks/install-check.sh 6.1
-	scripts/checks/experiment-check.sh 6.1
-	$(MAKE) readme-check
 
 # The selftests under the kernel's own debug checks (lockdep, KASAN,
 # kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time

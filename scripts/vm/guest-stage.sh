@@ -8,11 +8,8 @@ kver=${1:?usage: guest-stage.sh KVER JOB OUT}
 job=$2
 out=$3
 
-"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
+"$MCS_ROOT/scripts/vm/guest-prep.sh" "$kver"
 ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
-"$MCS_ROOT/scripts/kernels/ksft-headers.sh"
-make -s -C "$MCS_ROOT/selftests/memcg_statctl" \
-	OUTPUT="$MCS_BUILD/selftests" KSFT_INC="$MCS_BUILD/ksft" >&2
 
 files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
 # The guest shares no file system with the host: a job sends files back over
