@@ -33,7 +33,30 @@
 #define MCS_GEN_NAME		"6.1"
 #define MCS_GEN_BIT		MCS_ON_61
 #else
-#error "memcg_statctl supports Linux 6.1 and later"
+/*
+ * Before 6.1 the flush choke points differ, and before 5.13 memcg stats are
+ * not flushed through cgroup rstat at all: nothing to redirect. DKMS skips
+ * such kernels already (BUILD_EXCLUSIVE_KERNEL in dkms.conf).
+ */
+#error "memcg_statctl needs Linux 6.1 or later (memcg stat flushing through cgroup rstat as of 6.1)"
+#endif
+
+/*
+ * What every generation needs of the kernel's configuration (DKMS checks
+ * the same list: BUILD_EXCLUSIVE_CONFIG in dkms.conf). Without these the
+ * module would build and then find nothing to hook at load.
+ */
+#ifndef CONFIG_MEMCG
+#error "memcg_statctl needs CONFIG_MEMCG: the memory controller it controls"
+#endif
+#ifndef CONFIG_DYNAMIC_FTRACE
+#error "memcg_statctl needs CONFIG_DYNAMIC_FTRACE: every hook is an ftrace ops"
+#endif
+#ifndef CONFIG_KPROBES
+#error "memcg_statctl needs CONFIG_KPROBES: it finds kallsyms_lookup_name() with one"
+#endif
+#ifndef CONFIG_KALLSYMS_ALL
+#error "memcg_statctl needs CONFIG_KALLSYMS_ALL: the flush state is static data of memcontrol.c"
 #endif
 
 #ifdef __ASSEMBLY__

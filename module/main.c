@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/utsname.h>
 
@@ -21,6 +22,17 @@
 static int __init mcs_init(void)
 {
 	int ret;
+
+	/*
+	 * Booted with cgroup_disable=memory: no memcg is ever charged and no
+	 * memcg stat changes, so there is nothing to control, and counters
+	 * that stayed at 0 would read like an idle machine. Refuse, in one
+	 * line, before anything is hooked or logged.
+	 */
+	if (mem_cgroup_disabled()) {
+		pr_err("not loaded: the memory controller is disabled (cgroup_disable=memory); nothing to control\n");
+		return -ENODEV;
+	}
 
 	ret = mcs_ksym_init();
 	if (ret)
