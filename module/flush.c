@@ -400,8 +400,25 @@ static const enum mcs_counter mcs_flush_counters[] = {
 	MCS_FLUSH_NS_TOTAL, MCS_FLUSH_NS_MAX,
 };
 
+/*
+ * The target of a redirect this kernel lacks, or NULL. Flush control is all
+ * or nothing: with one choke point missing (inlined into its callers by
+ * this build's compiler, as PREEMPT_RT 6.1 does with
+ * __mem_cgroup_flush_stats()), flushes there would bypass the policy.
+ */
+static const char *mcs_backend_missing(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < mcs_backend_hooks.n; i++)
+		if (mcs_backend_hooks.hooks[i].state == MCS_HOOK_MISSING)
+			return mcs_backend_hooks.hooks[i].target;
+	return NULL;
+}
+
 int mcs_flush_init(void)
 {
+	const char *missing;
 	unsigned int i;
 	int ret;
 
@@ -414,12 +431,17 @@ int mcs_flush_init(void)
 		goto fail_backend_table;
 	if (!flush_hooks)
 		return 0;
-	if (mcs_backend_init()) {
+	missing = mcs_backend_missing();
+	if (missing || mcs_backend_init()) {
 		/* Load all the same: `hooks` and `version` say why. */
 		mcs_backend_exit();
 		mcs_hooks_set_missing(&mcs_backend_hooks, ~0U);
 		mcs_hooks_set_missing(&mcs_update_hooks, ~0U);
-		pr_warn("flush control unavailable on this kernel\n");
+		if (missing)
+			pr_warn("flush control unavailable: %s() is not a function of its own in this kernel (inlined into its callers): no flush point to redirect\n",
+				missing);
+		else
+			pr_warn("flush control unavailable on this kernel\n");
 		return 0;
 	}
 	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
