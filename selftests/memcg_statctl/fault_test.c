@@ -155,6 +155,8 @@ static int knob_is(const char *name, const char *want)
 
 static const char *const modes[] = { "kernel", "threshold", "always",
 				     "never" };
+/* flush_control_state(): without flush control only stock_hooks cycles */
+static int flush;
 static const char *const periods[] = { "0", "500", "2000" };
 
 static int set_combo(int cycle, bool last, char *desc, size_t size)
@@ -170,6 +172,10 @@ static int set_combo(int cycle, bool last, char *desc, size_t size)
 		period = "0";
 		every = "64";
 		stock = "0";
+	}
+	if (flush != KSFT_PASS) {
+		snprintf(desc, size, "-/-/-/%s", stock);
+		return knob_set("stock_hooks", stock);
 	}
 	snprintf(desc, size, "%s/%s/%s/%s", mode, period, every, stock);
 	r = knob_set("flush_period_ms", period);
@@ -380,5 +386,8 @@ static const struct test tests[] = {
 int main(void)
 {
 	require_module();
+	flush = flush_control_state();
+	if (flush == KSFT_FAIL)
+		ksft_exit_fail_msg("flush control not available\n");
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

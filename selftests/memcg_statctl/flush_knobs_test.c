@@ -781,6 +781,7 @@ static const struct test tests[] = {
 int main(void)
 {
 	require_module();
+	require_flush_control();
 	knobs_save();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

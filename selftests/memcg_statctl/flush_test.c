@@ -145,5 +145,6 @@ static const struct test tests[] = {
 int main(void)
 {
 	require_module();
+	require_flush_control();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

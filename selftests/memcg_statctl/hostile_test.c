@@ -1217,6 +1217,7 @@ int main(void)
 	const char *s = getenv("MEMCG_STATCTL_SEED");
 
 	require_module();
+	require_flush_control();
 	seed = s && *s ? (unsigned int)strtoul(s, NULL, 0) :
 	       (unsigned int)(now_ns() ^ getpid());
 	fres = shared_alloc(sizeof(*fres));

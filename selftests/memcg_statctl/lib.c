@@ -1076,6 +1076,65 @@ void require_module(void)
 				   "/sys/kernel/debug?)\n", STATCTL_DIR);
 }
 
+/* A text symbol NAME of the kernel proper (not of a module). */
+static bool kallsyms_has(const char *name)
+{
+	char line[512], sym[256], type;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %c %255s", &type, sym) == 2 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name) &&
+			!strchr(line, '[');
+	fclose(f);
+	return found;
+}
+
+int flush_control_state(void)
+{
+	struct hooks hs;
+	char v[64];
+	int i, absent = 0;
+
+	if (version_get("flush_control", v, sizeof(v))) {
+		diag("no flush_control in version");
+		return KSFT_FAIL;
+	}
+	if (!strcmp(v, "available"))
+		return KSFT_PASS;
+	if (hooks_read(&hs))
+		return KSFT_FAIL;
+	for (i = 0; i < hs.n; i++) {
+		if (strcmp(hs.h[i].mech, "redirect") ||
+		    kallsyms_has(hs.h[i].target))
+			continue;
+		diag("flush control %s: %s is not in /proc/kallsyms (inlined)",
+		     v, hs.h[i].target);
+		absent++;
+	}
+	if (absent)
+		return KSFT_SKIP;
+	diag("flush control %s, yet every flush point is in /proc/kallsyms",
+	     v);
+	return KSFT_FAIL;
+}
+
+void require_flush_control(void)
+{
+	switch (flush_control_state()) {
+	case KSFT_PASS:
+		return;
+	case KSFT_SKIP:
+		ksft_exit_skip("no flush control on this kernel\n");
+		break;
+	default:
+		ksft_exit_fail_msg("flush control not available\n");
+	}
+}
+
 /* $MEMCG_STATCTL_TESTS: comma-separated test names to run (debugging) */
 static bool selected(const char *name)
 {

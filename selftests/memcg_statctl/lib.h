@@ -221,6 +221,16 @@ bool under_tcg(void);
  * debugfs directory, is a failure.
  */
 void require_module(void);
+/*
+ * Flush control on this kernel: KSFT_PASS when `version` says available;
+ * KSFT_SKIP when it says missing and a flush point the module redirects
+ * (a `redirect` row of `hooks`) is indeed not a function of this kernel
+ * (absent from /proc/kallsyms: inlined by its compiler); KSFT_FAIL when the
+ * module gave up on a kernel that has every flush point. Says why.
+ */
+int flush_control_state(void);
+/* Exit the program with that result unless flush control is available. */
+void require_flush_control(void);
 
 /* Result bookkeeping for programs made of a table of tests. */
 struct test {
