@@ -107,12 +107,14 @@ check-lane-a: userspace
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
 
-## make check-lane-b          check's other lane: vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12
+## make check-lane-b          check's other lane: vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12,
+##                            the refusal check (6.12 booted with cgroup_disable=memory)
 check-lane-b:
 	$(MAKE) vmtest KVER=6.12
 	$(MAKE) vmtest KVER=7.3
 	scripts/checks/dkms-check.sh 6.1
 	scripts/checks/dkms-check.sh 6.12
+	scripts/checks/refusal-check.sh 6.12
 
 # The selftests under the kernel's own debug checks (lockdep, KASAN,
 # kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time

@@ -1,5 +1,5 @@
 #!/bin/sh
-# /job.sh of refusal-check.sh: the guest was booted with
+# /job.sh of scripts/checks/refusal-check.sh: the guest was booted with
 # cgroup_disable=memory. insmod must fail, leave no module behind and add
 # one line of the module's own to the kernel log, naming the disabled
 # memory controller (TAP 13).
