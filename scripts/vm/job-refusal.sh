@@ -37,8 +37,11 @@ dmesg | tail -n +$((before + 1)) | sed 's/^\[[ 0-9.]*\] //' |
 	grep -v -e 'loading out-of-tree module taints kernel' \
 		-e 'module verification failed: signature' >/tmp/new
 sed 's/^/# new kernel log line: /' /tmp/new
-[ "$(wc -l </tmp/new)" -eq 1 ]
-t $? "one new kernel log line ($(wc -l </tmp/new))"
+# busybox's insmod tries finit_module() and, when that fails for any
+# reason, init_module() with the same file: the module's init runs twice,
+# so one line of its own per attempt, the same line.
+[ "$(sort -u /tmp/new | wc -l)" -eq 1 ] && [ "$(wc -l </tmp/new)" -le 2 ]
+t $? "one kernel log line per load attempt ($(wc -l </tmp/new) for busybox's two)"
 grep -q '^memcg_statctl: .*memory controller is disabled' /tmp/new
 t $? "it is the module's and names the disabled memory controller"
 
