@@ -1044,6 +1044,23 @@ bool values_close(uint64_t a, uint64_t b, int err_pct)
 	return d <= (a + b) / 100 * err_pct;
 }
 
+int timeout_scale(void)
+{
+	const char *s = getenv("KSFT_TIMEOUT_SCALE");
+	char *end;
+	long n;
+
+	if (!s || !*s)
+		return 1;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || n < 1 || n > 100) {
+		diag("KSFT_TIMEOUT_SCALE='%s' is not a whole number 1..100: 1", s);
+		return 1;
+	}
+	return (int)n;
+}
+
 int online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

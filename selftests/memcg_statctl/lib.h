@@ -202,6 +202,12 @@ void sleep_ms(unsigned int ms);
 bool values_close(uint64_t a, uint64_t b, int err_pct);
 int online_cpus(void);
 /*
+ * KSFT_TIMEOUT_SCALE (run_tests.sh; the harness sets it from the kernel
+ * table's timeout factor): how many times slower than a stock kernel this
+ * one may be. Tests with a time budget of their own scale it by this.
+ */
+int timeout_scale(void);
+/*
  * True under QEMU's TCG (CPUID hypervisor signature "TCGTCGTCGTCG").
  * TCG mishandles ftrace's live patching of a function that another vCPU
  * is executing at a high rate: the guest stalls or oopses at the patch
