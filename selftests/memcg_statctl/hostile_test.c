@@ -199,20 +199,6 @@ static bool oracle(const struct spec *k, const char *buf, size_t len,
 
 /* ---- reading and describing -------------------------------------------- */
 
-static int knob_value(const char *name, char *buf, size_t size)
-{
-	ssize_t r = statctl_read(name, buf, size);
-	char *nl;
-
-	if (r < 0)
-		return r;
-	nl = strchr(buf, '\n');
-	if (!nl || nl[1])
-		return -EPROTO;
-	*nl = 0;
-	return 0;
-}
-
 /* printable, shortened description of a buffer */
 static void describe(const char *buf, size_t len, char *out, size_t size)
 {
@@ -640,7 +626,7 @@ static void judge_knob(const struct spec *k, const struct fcase *fc,
 	either = false;
 	valid = !faulty && oracle(k, buf, len, pos, canon, sizeof(canon));
 	t->writes++;
-	if (knob_value(k->name, cur, sizeof(cur))) {
+	if (statctl_read_line(k->name, cur, sizeof(cur))) {
 		violation(t, k->name, "value unreadable after the write", desc);
 		return;
 	}
@@ -772,7 +758,7 @@ static int fuzz_file(const char *file, struct tally *t)
 		diag("%s: writable but not in ABI.md's list: fuzzed for a "
 		     "clean log and a readable value only", file);
 	if (k->kind != K_RESET && k->kind != K_UNKNOWN) {
-		if (knob_value(file, orig, sizeof(orig))) {
+		if (statctl_read_line(file, orig, sizeof(orig))) {
 			diag("%s: unreadable", file);
 			return 1;
 		}
@@ -824,7 +810,7 @@ static int fuzz_file(const char *file, struct tally *t)
 		char now[64];
 
 		statctl_write(file, orig, strlen(orig));
-		if (knob_value(file, now, sizeof(now)) || strcmp(now, orig)) {
+		if (statctl_read_line(file, now, sizeof(now)) || strcmp(now, orig)) {
 			diag("%s: cannot restore '%s'", file, orig);
 			t->violations++;
 		}

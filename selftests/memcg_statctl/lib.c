@@ -110,6 +110,20 @@ ssize_t statctl_write(const char *file, const void *buf, size_t len)
 	return write_file(path, buf, len);
 }
 
+int statctl_read_line(const char *file, char *buf, size_t size)
+{
+	ssize_t r = statctl_read(file, buf, size);
+	char *nl;
+
+	if (r < 0)
+		return r;
+	nl = strchr(buf, '\n');
+	if (!nl || nl[1])
+		return -EPROTO;
+	*nl = 0;
+	return 0;
+}
+
 bool statctl_has(const char *file)
 {
 	char path[256];
@@ -1254,7 +1268,8 @@ void *shared_alloc(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int ftrace_enabled_lines(const char *needle)
+int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
+			 const void *arg)
 {
 	char path[256], line[1024];
 	const char *t = tracefs();
@@ -1268,15 +1283,25 @@ int ftrace_enabled_lines(const char *needle)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (needle && !strstr(line, needle))
-			continue;
 		line[strcspn(line, "\n")] = 0;
+		if (match && !match(line, arg))
+			continue;
 		if (n < 5)
 			diag("enabled_functions: %s", line);
 		n++;
 	}
 	fclose(f);
 	return n;
+}
+
+static bool line_contains(const char *line, const void *needle)
+{
+	return !needle || strstr(line, needle);
+}
+
+int ftrace_enabled_lines(const char *needle)
+{
+	return ftrace_enabled_match(line_contains, needle);
 }
 
 int set_nice(pid_t pid, int nice)

@@ -43,6 +43,8 @@ bool path_exists(const char *path);
 ssize_t statctl_read(const char *file, char *buf, size_t size);
 ssize_t statctl_write(const char *file, const void *buf, size_t len);
 bool statctl_has(const char *file);
+/* A one-line file's value without its newline; -errno, -EPROTO if not one line. */
+int statctl_read_line(const char *file, char *buf, size_t size);
 
 /* ---- stats ---------------------------------------------------------- */
 #define STATS_MAX	128
@@ -257,9 +259,12 @@ bool module_gone(const char *name);
 void *shared_alloc(size_t size);
 /*
  * Lines of tracefs enabled_functions (functions with an ftrace callback)
- * containing NEEDLE (all when NULL); the first few are printed. -errno
- * when tracefs is unavailable.
+ * that MATCH accepts (all when MATCH is NULL); the first few are printed.
+ * -errno when tracefs is unavailable.
  */
+int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
+			 const void *arg);
+/* ftrace_enabled_match() of the lines containing NEEDLE (all when NULL). */
 int ftrace_enabled_lines(const char *needle);
 /* The tracefs mount (/sys/kernel/tracing or under debugfs), or NULL. */
 const char *tracefs(void);

@@ -170,21 +170,6 @@ static bool knob_allows(const struct knob *k, const char *val)
 	return v <= k->max && !(v && v < k->min_nonzero);
 }
 
-/* The knob's value without its newline; -errno or -EPROTO. */
-static int knob_read(const char *name, char *buf, size_t size)
-{
-	ssize_t r = statctl_read(name, buf, size);
-	char *nl;
-
-	if (r < 0)
-		return r;
-	nl = strchr(buf, '\n');
-	if (!nl || nl[1])
-		return -EPROTO;
-	*nl = 0;
-	return 0;
-}
-
 static int knob_write(const char *name, const char *val)
 {
 	ssize_t r = statctl_write(name, val, strlen(val));
@@ -275,7 +260,7 @@ static void knob_writer_step(struct writer *w)
 		return;
 	}
 	w->accepted++;
-	r = knob_read(k->name, got, sizeof(got));
+	r = statctl_read_line(k->name, got, sizeof(got));
 	if (r)
 		violation(&w->t, "read back after '%s': %d", want, r);
 	else if (strcmp(got, want))
@@ -481,7 +466,7 @@ static void *knob_reader_fn(void *arg)
 	pin_to_cpu(rd->cpu);
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < NKNOBS; i++) {
-			r = knob_read(knobs[i].name, val, sizeof(val));
+			r = statctl_read_line(knobs[i].name, val, sizeof(val));
 			if (r)
 				violation(&rd->t, "%s read failed: %d",
 					  knobs[i].name, r);
@@ -669,7 +654,7 @@ static int knobs_save(void)
 	int r;
 
 	for (i = 0; i < NKNOBS; i++) {
-		r = knob_read(knobs[i].name, saved[i], sizeof(saved[i]));
+		r = statctl_read_line(knobs[i].name, saved[i], sizeof(saved[i]));
 		if (r) {
 			diag("%s unreadable: %d", knobs[i].name, r);
 			return r;
@@ -1021,7 +1006,7 @@ static int test_stress(void)
 		}
 	}
 	for (i = 0; i < (int)NKNOBS; i++)
-		if (knob_read(knobs[i].name, sh->end[i], sizeof(sh->end[i])))
+		if (statctl_read_line(knobs[i].name, sh->end[i], sizeof(sh->end[i])))
 			sh->end[i][0] = 0;
 	sh->have_end = true;
 out:
@@ -1057,36 +1042,25 @@ out:
 
 #define TARGETS_MAX	HOOKS_MAX
 
-/*
- * Lines of tracefs enabled_functions whose function is one of @targets
- * (@n), each printed; -errno when tracefs is unavailable.
- */
-static int targets_traced(char targets[][NAME_LEN * 2], int n)
-{
-	char path[256], line[1024], fn[256];
-	const char *t = tracefs();
-	int found = 0, i;
-	FILE *f;
+/* The functions the module hooked, for ftrace_enabled_match() after unload. */
+struct targets {
+	char (*names)[NAME_LEN * 2];
+	int n;
+};
 
-	if (!t)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/enabled_functions", t);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s", fn) != 1)
-			continue;
-		for (i = 0; i < n; i++) {
-			if (strcmp(fn, targets[i]))
-				continue;
-			line[strcspn(line, "\n")] = 0;
-			diag("still traced after unload: %s", line);
-			found++;
-		}
-	}
-	fclose(f);
-	return found;
+/* an enabled_functions line of one of the functions the module hooked */
+static bool line_is_target(const char *line, const void *arg)
+{
+	const struct targets *t = arg;
+	char fn[256];
+	int i;
+
+	if (sscanf(line, "%255s", fn) != 1)
+		return false;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(fn, t->names[i]))
+			return true;
+	return false;
 }
 
 static int test_unload(void)
@@ -1139,7 +1113,8 @@ static int test_unload(void)
 		     STATCTL_DIR);
 		bad++;
 	}
-	r = targets_traced(targets, n);
+	r = ftrace_enabled_match(line_is_target,
+				 &(struct targets){ targets, n });
 	if (r < 0) {
 		diag("enabled_functions unavailable (%d): not checked", r);
 	} else {
