@@ -34,6 +34,10 @@
  *          log since the start has no WARNING, BUG, Oops, lockdep, KASAN,
  *          UBSAN, "sleeping function", stall or lockup line. Prints the rate
  *          of each kind of operation and the invariants' counts.
+ *          Without flush control (version's flush_control not `available`,
+ *          e.g. PREEMPT_RT 6.1) the same, except that every write of a
+ *          flush knob must fail with EOPNOTSUPP (EINVAL allowed for an
+ *          invalid value) and the flush invariant is not judged.
  *  unload_restores_kernel_flush  From the knob values the stress ended
  *          with, unload: no function the module hooked keeps an ftrace
  *          callback (tracefs enabled_functions) and the kernel flushes as
@@ -133,16 +137,33 @@ struct knob {
 	bool mode;		/* a mode name, else a number in 0..max */
 	unsigned long long max;
 	unsigned long long min_nonzero;	/* flush_period_ms: 0 or 10.. */
+	bool flush;		/* a flush knob: refused without flush control */
 };
 
 static const struct knob knobs[] = {
-	{ "flush_mode", mode_good, mode_bad, true, 0, 0 },
+	{ "flush_mode", mode_good, mode_bad, true, 0, 0, true },
 	{ "flush_threshold", threshold_good, threshold_bad, false,
-	  1ULL << 62, 0 },
-	{ "flush_period_ms", period_good, period_bad, false, 3600000, 10 },
-	{ "update_flush_every", every_good, every_bad, false, 1 << 24, 0 },
-	{ "stock_hooks", stock_good, stock_bad, false, 1, 0 },
+	  1ULL << 62, 0, true },
+	{ "flush_period_ms", period_good, period_bad, false, 3600000, 10,
+	  true },
+	{ "update_flush_every", every_good, every_bad, false, 1 << 24, 0,
+	  true },
+	{ "stock_hooks", stock_good, stock_bad, false, 1, 0, false },
 };
+
+/*
+ * version's flush_control is `available`. Without it (PREEMPT_RT 6.1, or
+ * flush_hooks=0) the stress runs all the same: the flush knobs must refuse
+ * every write with EOPNOTSUPP (module/ABI.md) and keep their value, and
+ * the flush counters are absent, so the flush invariant is not judged.
+ */
+static bool flush_ctl;
+
+/* A knob the stress may set: every knob with flush control, else stock_hooks. */
+static bool knob_settable(const struct knob *k)
+{
+	return flush_ctl || !k->flush;
+}
 
 #define NKNOBS	ARRAY_SIZE(knobs)
 
@@ -247,6 +268,15 @@ static void knob_writer_step(struct writer *w)
 
 	snprintf(want, sizeof(want), "%s", val);
 	want[strcspn(want, "\n")] = 0;
+	if (!knob_settable(k)) {
+		/* a refused write, checked whatever its value */
+		if (r == -EOPNOTSUPP || (bad && r == -EINVAL))
+			w->rejected++;
+		else
+			violation(&w->t, "'%s' without flush control gave %d, want EOPNOTSUPP",
+				  want, r);
+		return;
+	}
 	if (bad) {
 		if (r == -EINVAL)
 			w->rejected++;
@@ -670,7 +700,7 @@ static int knobs_set(char (*vals)[64])
 	size_t i;
 
 	for (i = NKNOBS; i-- > 0;) {
-		if (!vals[i][0])
+		if (!vals[i][0] || !knob_settable(&knobs[i]))
 			continue;
 		if (knob_write(knobs[i].name, vals[i])) {
 			diag("cannot set %s to %s", knobs[i].name, vals[i]);
@@ -680,22 +710,26 @@ static int knobs_set(char (*vals)[64])
 	return r;
 }
 
-static bool need_flush_control(void)
+/* Every knob there; flush_ctl set from version's flush_control. */
+static bool knobs_present(void)
 {
 	char fc[64];
 	size_t i;
 
-	if (version_get("flush_control", fc, sizeof(fc)) ||
-	    strcmp(fc, "available")) {
-		diag("flush control is not available: the knobs refuse writes");
-		return false;
-	}
 	for (i = 0; i < NKNOBS; i++) {
 		if (!statctl_has(knobs[i].name)) {
 			diag("knob %s does not exist", knobs[i].name);
 			return false;
 		}
 	}
+	if (version_get("flush_control", fc, sizeof(fc))) {
+		diag("version has no flush_control");
+		return false;
+	}
+	flush_ctl = !strcmp(fc, "available");
+	if (!flush_ctl)
+		diag("flush control is %s: the flush knobs must refuse every write (EOPNOTSUPP), the flush invariant is not judged",
+		     fc);
 	return true;
 }
 
@@ -905,7 +939,12 @@ static int report(struct run *run, int ncpu, bool tcg)
 		     w->t.who, per_s(w->accepted, s), w->accepted,
 		     per_s(w->rejected, s), w->rejected, w->t.violations);
 		v += w->t.violations;
-		if (!w->accepted || !w->rejected) {
+		if (w->k && !knob_settable(w->k)) {
+			if (!w->rejected) {
+				diag("%s: no write done", w->t.who);
+				bad++;
+			}
+		} else if (!w->accepted || !w->rejected) {
 			diag("%s: no valid or no invalid write done",
 			     w->t.who);
 			bad++;
@@ -956,10 +995,8 @@ static int test_stress(void)
 	unsigned long long t0, fl[3];
 	ssize_t len;
 
-	if (!ch || !run)
+	if (!ch || !run || !knobs_present())
 		return KSFT_FAIL;
-	if (!need_flush_control())
-		return KSFT_SKIP;
 	per_kind = ncpu < PER_KIND_MAX ? ncpu : PER_KIND_MAX;
 	snprintf(threshold_kernel, sizeof(threshold_kernel), "%d",
 		 CHARGE_BATCH * ncpu);
@@ -1017,8 +1054,10 @@ out:
 	if (run->secs)
 		bad += report(run, ncpu, tcg);
 
-	r = flush_balance(fl);
-	if (r < 0) {
+	r = flush_ctl ? flush_balance(fl) : 0;
+	if (!flush_ctl) {
+		diag("no flush control: flush.* not judged");
+	} else if (r < 0) {
 		diag("flush.* never stood still for two reads");
 		bad++;
 	} else {
@@ -1076,8 +1115,8 @@ static int test_unload(void)
 		diag("MEMCG_STATCTL_KO is not set: cannot reload afterwards");
 		return KSFT_SKIP;
 	}
-	if (!need_flush_control())
-		return KSFT_SKIP;
+	if (!knobs_present())
+		return KSFT_FAIL;
 	if (kmsg_mark(&mark, "stress_test unload"))
 		return KSFT_FAIL;
 	if (sh->have_end) {
