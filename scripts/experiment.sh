@@ -7,14 +7,17 @@
 # The guest has MCS_EXPERIMENT_CPUS vCPUs (default 8; single-threaded TCG
 # runs them in turn, so more vCPUs cost boot time, not run time) so that the
 # per-cpu work of flushing shows. Unless MCS_EXPERIMENT_INSNS=0, QEMU runs
-# with the insn-marker plugin (scripts/bench/plugin-build.sh), whose
-# instruction counts reach the guest on its second serial port (ttyS1, a
-# FIFO pair under build/): the tool counts every run's window in guest
-# instructions and the verdict rests on those counts.
+# with the insn-marker plugin (scripts/bench/plugin-build.sh) under
+# single-threaded TCG (MCS_TCG_ACCEL, scripts/lib.sh; also where KVM works,
+# since no plugin runs under KVM), whose instruction counts reach the guest
+# on its second serial port (ttyS1, a FIFO pair under build/): the tool
+# counts every run's window in guest instructions and a verdict on a
+# throughput rests on those counts.
 # The result files the guest wrote (/tmp/experiment-NAME*: the JSON, the
-# plots) come back over the console into build/experiments/NAME/, replacing
-# the previous run's, also when the experiment failed part way (a run that
-# wrote none leaves the previous run's files there).
+# plots) come back over the console into MCS_EXPERIMENT_OUT (default
+# build/experiments/NAME/), replacing the previous run's, also when the
+# experiment failed part way (a run that wrote none leaves the previous
+# run's files there).
 # Exits non-zero when the guest did not finish, the experiment failed or its
 # files did not arrive; a report's direction (docs/background.md) that was
 # not reproduced is a result, not a failure.
@@ -35,6 +38,8 @@ esac
 cpus=${MCS_EXPERIMENT_CPUS:-8}
 [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] && [ "$cpus" -le 64 ] ||
 	die "MCS_EXPERIMENT_CPUS must be a number of vCPUs, 1..64 (got '$cpus')"
+results=${MCS_EXPERIMENT_OUT:-$MCS_BUILD/experiments/$name}
+[[ "$results" == /* ]] || die "MCS_EXPERIMENT_OUT must be an absolute directory (got '$results')"
 count_insns=${MCS_EXPERIMENT_INSNS:-1}
 case "$count_insns" in
 0 | 1) ;;
@@ -64,9 +69,10 @@ fi
 MCS_GUEST_KMODS="loop ext4 zram crc32c_generic" \
 	"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$job" "$work/initramfs-$name.cpio.gz"
 log="$work/console-$name.log"
-results=$MCS_BUILD/experiments/$name
 qemu_extra=
+accel=${MCS_VM_ACCEL:-}
 if [ "$count_insns" = 1 ]; then
+	accel=$MCS_TCG_ACCEL
 	plugin=$("$MCS_ROOT/scripts/bench/plugin-build.sh")
 	# QEMU reads the guest's ttyS1 input from PORT.in (where the plugin
 	# writes its replies) and writes its output to PORT.out.
@@ -76,7 +82,7 @@ if [ "$count_insns" = 1 ]; then
 	qemu_extra="-serial pipe:$port -plugin $plugin,out=$work/marks-$name.txt,reply=$port.in"
 fi
 booted=0
-MCS_VM_SMP=$cpus MCS_VM_QEMU_EXTRA=$qemu_extra \
+MCS_VM_SMP=$cpus MCS_VM_QEMU_EXTRA=$qemu_extra MCS_VM_ACCEL=$accel \
 	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs-$name.cpio.gz" "$log" \
 	>/dev/null || booted=$?
 console_job_output "$log"

@@ -11,6 +11,12 @@ MCS_KCACHE=$MCS_BUILD/kernels
 # these and drops the others (kernels/debug-build.sh).
 MCS_GUEST_KMODS_DEFAULT="loop ext4 zram crc32c_generic"
 
+# QEMU's accelerator for single-threaded TCG: the vCPUs run in turn on one
+# host thread, which QEMU's -icount and the instruction counts of the
+# insn-marker plugin (scripts/bench/insn-marker.c; no plugin runs under KVM)
+# need. The CPU is `max` without LA57 (see scripts/vm/vm-boot.sh).
+MCS_TCG_ACCEL="-accel tcg,thread=single -cpu max,-la57"
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 

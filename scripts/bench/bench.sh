@@ -75,7 +75,7 @@ MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/vm/initramfs.sh" "$B/initramfs.cpio.gz" \
 # the host's speed. -icount needs single-threaded TCG.
 rm -f "$B/marks.txt"
 MCS_VM_SMP=1 MCS_VM_MEM=${MCS_VM_MEM:-1024} MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-1200} \
-	MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57" \
+	MCS_VM_ACCEL=$MCS_TCG_ACCEL \
 	MCS_VM_QEMU_EXTRA="-icount shift=0,sleep=off -plugin $plugin,out=$B/marks.txt" \
 	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$B/initramfs.cpio.gz" "$B/console.log" |
 	grep --line-buffered -E '^(BENCH-|BENCHRUN|# )' >&2 ||

@@ -5,14 +5,16 @@
 # must show an instruction count for every run, a twin report per 10^9
 # guest instructions for each page-fault mode, a verdict resting on them,
 # and twins whose run-to-run spread stays under 5% (wall time under TCG
-# swings by about 15%).
+# swings by about 15%). Its results go to build/experiments/check-update-flush/,
+# leaving a real run's build/experiments/update-flush/ as it was.
 source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 command -v jq >/dev/null || die "jq is not installed (make deps)"
-MCS_EXPERIMENT_ARGS="--runs 2 --duration 1" \
+out=$MCS_BUILD/experiments/check-update-flush
+MCS_EXPERIMENT_ARGS="--runs 2 --duration 1" MCS_EXPERIMENT_OUT=$out \
 	"$MCS_ROOT/scripts/experiment.sh" update-flush "$kver"
-f=$MCS_BUILD/experiments/update-flush/experiment-update-flush.json
+f=$out/experiment-update-flush.json
 check() { # DESCRIPTION JQ-FILTER
 	jq -e "$2" "$f" >/dev/null || die "$f: $1 ($2)"
 	log "ok: $1"

@@ -66,7 +66,7 @@ if [ -z "${MCS_VM_ACCEL:-}" ]; then
 	if probe_kvm; then
 		MCS_VM_ACCEL="-accel kvm -cpu host"
 	else
-		MCS_VM_ACCEL="-accel tcg,thread=single -cpu max,-la57"
+		MCS_VM_ACCEL=$MCS_TCG_ACCEL
 	fi
 fi
 log "booting $KREL with ${MCS_VM_ACCEL%% -cpu*} (smp $smp, ${mem} MiB)"

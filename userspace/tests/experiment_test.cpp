@@ -237,8 +237,9 @@ std::vector<StalenessPoint> staleness_curve(const std::vector<double>& stale,
         if (i < 5) {
             p.times_default = i == 0 ? 0 : std::uint64_t{1} << (2 * (i - 1));
         }
-        p.staleness = {static_cast<std::int64_t>(stale[i]) + 5, stale[i]};
+        p.staleness = {static_cast<std::int64_t>(stale[i]) + 5, stale[i], stale[i] / 10};
         p.flushes_per_run = flushes[i];
+        p.flushes_stddev = flushes[i] / 20;
         p.reads_per_sec = 1000;
         p.faults_per_sec = 50000;
         p.flush_ns_per_read = 1234.4;
@@ -258,9 +259,15 @@ TEST(Experiment, StalenessSummaryLeavesOutRunsWithoutSamples) {
     EXPECT_EQ(s.max_pages, 30);
     ASSERT_TRUE(s.mean_pages.has_value());
     EXPECT_DOUBLE_EQ(*s.mean_pages, 20.0);
+    ASSERT_TRUE(s.stddev_pages.has_value()); // of 10, 30, 20: sqrt(200 / 2)
+    EXPECT_DOUBLE_EQ(*s.stddev_pages, 10.0);
+    const auto one = summarize_staleness({std::nullopt, 7});
+    EXPECT_EQ(one.mean_pages, 7.0);
+    EXPECT_FALSE(one.stddev_pages.has_value()); // one run: no spread
     const auto none = summarize_staleness({std::nullopt, std::nullopt});
     EXPECT_FALSE(none.max_pages.has_value());
     EXPECT_FALSE(none.mean_pages.has_value());
+    EXPECT_FALSE(none.stddev_pages.has_value());
 }
 
 TEST(Experiment, StalenessReproducedWhenStalenessRisesAndFlushesFall) {
@@ -269,11 +276,16 @@ TEST(Experiment, StalenessReproducedWhenStalenessRisesAndFlushesFall) {
     const auto v = staleness_verdict(points);
     EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
     EXPECT_TRUE(ends_with(v.line, ": reproduced")) << v.line;
-    EXPECT_NE(v.line.find("staleness grows with flush_threshold (3 pages at 0 -> 2800 at 64x"),
+    EXPECT_NE(v.line.find("staleness grows with flush_threshold while flushes per run fall"),
               std::string::npos)
         << v.line;
-    EXPECT_NE(v.line.find("flushes per run fall (841 -> 12)"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("0 3, 1x 60, 4x 200, 16x 700, 64x 2800 pages"), std::string::npos)
+        << v.line;
     EXPECT_NE(v.line.find("kernel 50, always 1, never 9000 pages"), std::string::npos) << v.line;
+    // The figures it rests on and their spread over the runs come last.
+    EXPECT_TRUE(ends_with(v.line, "0 vs 64x: staleness 3 -> 2800 pages (sd 0, sd 280), flushes "
+                                  "per run 841 -> 12 (sd 42, sd 1): reproduced"))
+        << v.line;
 }
 
 TEST(Experiment, StalenessNotReproducedWhenEitherSideOfTheTradeOffFails) {
@@ -288,6 +300,7 @@ TEST(Experiment, StalenessNotReproducedWhenEitherSideOfTheTradeOffFails) {
     EXPECT_EQ(v.outcome, Outcome::not_reproduced) << v.line;
     EXPECT_TRUE(ends_with(v.line, ": not reproduced")) << v.line;
     EXPECT_NE(v.line.find("staleness does not grow"), std::string::npos) << v.line;
+    EXPECT_NE(v.line.find("staleness 40 -> 40 pages (sd 4, sd 4)"), std::string::npos) << v.line;
     // Nothing bought: as many flushes at 64x as at 0.
     v = staleness_verdict(curve({3, 60, 200, 700, 2800}, {841, 841, 841, 841, 841}));
     EXPECT_EQ(v.outcome, Outcome::not_reproduced) << v.line;
@@ -299,6 +312,11 @@ TEST(Experiment, StalenessNotMeasuredWithoutBothEnds) {
                                   {841, 300, 100, 40, 12, 290, 30000, 2});
     points[4].staleness = {}; // every read at 64x discarded
     EXPECT_EQ(staleness_verdict(points).outcome, Outcome::not_measured);
+    points[4].staleness = {2800, 2800, std::nullopt}; // one run with samples: no spread
+    points[4].flushes_stddev.reset();
+    const auto v = staleness_verdict(points);
+    EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
+    EXPECT_NE(v.line.find("(sd 0, sd n/a)"), std::string::npos) << v.line;
     points.erase(points.begin() + 4);
     EXPECT_EQ(staleness_verdict(points).outcome, Outcome::not_measured);
 }
@@ -307,39 +325,62 @@ TEST(Experiment, StalenessTableHasOneRowPerVariant) {
     const auto t = staleness_table(staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
                                                    {841, 300, 100, 40, 12, 290, 30000, 2}));
     EXPECT_EQ(t.header, (std::vector<std::string>{"variant", "mode", "x default", "stale max",
-                                                  "stale mean", "samples", "reads/s", "faults/s",
-                                                  "flushes/run", "flush ns/read", "flush ns/fault",
-                                                  "insns/read", "insns/fault"}));
+                                                  "stale mean", "stale sd", "samples", "reads/s",
+                                                  "faults/s", "flushes/run", "flush ns/read",
+                                                  "flush ns/fault", "insns/read", "insns/fault"}));
     ASSERT_EQ(t.rows.size(), 8U);
-    EXPECT_EQ(t.rows[3], (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "0",
-                                                   "1000", "50000", "40", "1234", "-", "-", "-"}));
+    EXPECT_EQ(t.rows[3],
+              (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "70.0", "0",
+                                        "1000", "50000", "40", "1234", "-", "-", "-"}));
     EXPECT_EQ(t.rows[6][0], "always");
     EXPECT_EQ(t.rows[6][2], "-"); // the threshold plays no part outside threshold mode
 }
 
-TEST(Experiment, StalenessPlotScriptHasTwoAxesAndAModesPanel) {
+TEST(Experiment, StalenessPlotScriptShowsStalenessAndCostAgainstTheThreshold) {
     auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
                                   {841, 300, 100, 40, 12, 290, 30000, 2});
     points[7].staleness = {};
+    points[7].flush_ns_per_read.reset();
+    for (auto& p : points) {
+        p.flush_ns_per_fault = 25;
+        p.insns_per_read = 400000;
+        p.insns_per_fault = 9000;
+    }
     const auto s = staleness_plot_script(points, "/tmp/s.svg");
     EXPECT_EQ(
-        s.rfind("set terminal svg size 1200,500 dynamic noenhanced\nset output '/tmp/s.svg'\n", 0),
+        s.rfind("set terminal svg size 1000,1000 dynamic noenhanced\nset output '/tmp/s.svg'\n", 0),
         0U)
         << s;
-    EXPECT_NE(s.find("$threshold << EOD\n0 \"0\" 8 3 841\n1 \"1x\" 65 60 300\n"), std::string::npos)
+    // index, label, stale max, stale mean, flushes/run, ns/read, ns/fault, insns/read, insns/fault
+    EXPECT_NE(s.find("$threshold << EOD\n0 \"0\" 8 3 841 1234.4 25 400000 9000\n"
+                     "1 \"1x\" 65 60 300 1234.4 25 400000 9000\n"),
+              std::string::npos)
         << s;
-    EXPECT_NE(s.find("2 \"never\" NaN NaN 2\nEOD\n"), std::string::npos) << s; // no samples
-    EXPECT_NE(s.find("set multiplot layout 1,2"), std::string::npos) << s;
-    EXPECT_NE(s.find("axes x1y2"), std::string::npos) << s;
-    EXPECT_NE(s.find("set xrange [-0.5:4.5]"), std::string::npos) << s;
-    EXPECT_NE(s.find("set xrange [-0.5:2.5]"), std::string::npos) << s;
-    EXPECT_NE(s.find("set key top center"), std::string::npos) << s; // clear of both curves
+    // The other modes after a gap at index 5; `never` without samples or flushes.
+    EXPECT_NE(s.find("$modes << EOD\n6 \"kernel\" "), std::string::npos) << s;
+    EXPECT_NE(s.find("8 \"never\" NaN NaN 2 NaN 25 400000 9000\nEOD\n"), std::string::npos) << s;
+    EXPECT_NE(s.find("set multiplot layout 3,1"), std::string::npos) << s;
+    EXPECT_NE(s.find("set xrange [-0.5:8.5]"), std::string::npos) << s;
+    for (const char* title : {"'staleness of leaf0''s memory.stat'", "'flush cost per stat read'",
+                              "'flush cost per page fault'"}) {
+        EXPECT_NE(s.find(fmt::format("set title {}\n", title)), std::string::npos) << title;
+    }
+    EXPECT_NE(s.find("$threshold using 1:6:xtic(2) axes x1y1"), std::string::npos) << s;
+    EXPECT_NE(s.find("$modes using 1:9:xtic(2) axes x1y2"), std::string::npos) << s;
+    EXPECT_NE(s.find("set y2label 'guest insns per fault'"), std::string::npos) << s;
 
-    points.resize(5); // threshold mode only: one panel
+    // Threshold mode only, nothing counted: no modes block and no instruction axis.
+    points.resize(5);
+    for (auto& p : points) {
+        p.insns_per_read.reset();
+        p.insns_per_fault.reset();
+    }
     const auto one = staleness_plot_script(points, "s.png");
-    EXPECT_NE(one.find("pngcairo size 800,500"), std::string::npos) << one;
-    EXPECT_NE(one.find("set multiplot layout 1,1"), std::string::npos) << one;
+    EXPECT_NE(one.find("pngcairo size 800,1000"), std::string::npos) << one;
+    EXPECT_NE(one.find("set xrange [-0.5:4.5]"), std::string::npos) << one;
     EXPECT_EQ(one.find("$modes"), std::string::npos) << one;
+    EXPECT_EQ(one.find("guest insns"), std::string::npos) << one;
+    EXPECT_EQ(one.find("using 1:8"), std::string::npos) << one;
 }
 
 TEST(Experiment, GnuplotDrawsTheStalenessFigure) {
@@ -354,6 +395,7 @@ TEST(Experiment, GnuplotDrawsTheStalenessFigure) {
     text << svg.rdbuf();
     EXPECT_NE(text.str().find("<svg"), std::string::npos);
     EXPECT_NE(text.str().find(">flushes per run<"), std::string::npos);
+    EXPECT_NE(text.str().find(">flush ns per read<"), std::string::npos);
     EXPECT_NE(text.str().find(">never<"), std::string::npos);
 }
 
@@ -364,16 +406,48 @@ TEST(Experiment, ObjstockComparesTheMissRateWithTheReport) {
                                {"obj_stock.misses", 20}});
     const auto high = counters({{"objcg_vmstat.updates", 1000}, {"objcg_vmstat.flushes", 300}});
     auto r = report("workload", "objstock", {{"slab", {5, 6}}, {"mixed", {4, 5}}}, {low, high});
-    auto v = objstock_verdict(r);
+    auto v = objstock_verdict(r, {14, 16});
     EXPECT_EQ(v.outcome, Outcome::reproduced) << v.line;
-    EXPECT_NE(v.line.find("15.0% (slab)"), std::string::npos) << v.line;
     EXPECT_NE(v.line.find("30.0% (mixed)"), std::string::npos) << v.line;
     EXPECT_NE(v.line.find("obj-stock hit 98.0%"), std::string::npos) << v.line;
+    // The figure it rests on and its spread over the runs come last.
+    EXPECT_TRUE(ends_with(v.line, "objcg vmstat miss rate 15.0% (slab, sd 1.4 points over 2 "
+                                  "runs): reproduced"))
+        << v.line;
+    EXPECT_NE(objstock_verdict(r, {15}).line.find("(slab, no spread: fewer than 2 runs)"),
+              std::string::npos);
 
     r = report("workload", "objstock", {{"slab", {5, 6}}}, {high});
-    EXPECT_EQ(objstock_verdict(r).outcome, Outcome::not_reproduced);
+    EXPECT_EQ(objstock_verdict(r, {30, 30}).outcome, Outcome::not_reproduced);
     r = report("workload", "objstock", {{"slab", {5, 6}}});
-    EXPECT_EQ(objstock_verdict(r).outcome, Outcome::not_measured);
+    EXPECT_EQ(objstock_verdict(r, {}).outcome, Outcome::not_measured);
+}
+
+TEST(Experiment, ObjcgMissRateOfOneRun) {
+    EXPECT_EQ(objcg_vmstat_miss_pct_of(
+                  counters({{"objcg_vmstat.updates", 400}, {"objcg_vmstat.flushes", 50}})),
+              12.5);
+    EXPECT_FALSE(objcg_vmstat_miss_pct_of(
+                     counters({{"objcg_vmstat.updates", 0}, {"objcg_vmstat.flushes", 0}}))
+                     .has_value());
+    EXPECT_FALSE(objcg_vmstat_miss_pct_of(counters({{"flush.performed", 3}})).has_value());
+}
+
+TEST(Experiment, VerdictSaysWhatItRestsOn) {
+    // A throughput verdict rests on the twins when the runs were counted, on wall time
+    // otherwise; a verdict on counts keeps its measure either way.
+    EXPECT_EQ(verdict_measure(Measure::wall_time, false), Measure::wall_time);
+    EXPECT_EQ(verdict_measure(Measure::wall_time, true), Measure::guest_instructions);
+    EXPECT_EQ(verdict_measure(Measure::counters, true), Measure::counters);
+    EXPECT_EQ(verdict_measure(Measure::pages, true), Measure::pages);
+    EXPECT_EQ(verdict_measure(Measure::pages, false), Measure::pages);
+    EXPECT_EQ(measure_name(Measure::counters), "counters");
+    EXPECT_EQ(measure_name(Measure::pages), "pages");
+    EXPECT_EQ(verdict_line_on(Measure::guest_instructions, "x: reproduced"),
+              "on guest instructions: x: reproduced");
+    EXPECT_EQ(verdict_line_on(Measure::wall_time, "x"), "on wall time: x");
+    EXPECT_EQ(verdict_line_on(Measure::counters, "x"), "on the module's counters: x");
+    EXPECT_EQ(verdict_line_on(Measure::pages, "x"), "on memory.stat pages and flush counts: x");
 }
 
 TEST(Experiment, ReadtwiceReproducedUnlessTotalDropsSignificantly) {

@@ -89,14 +89,18 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         for (const auto& [k, v] : e.fixed()) {
             r.parameters.emplace_back("fixed " + k, v);
         }
+        // The recipe set the measure of a verdict that is no throughput (counters, pages).
+        r.measure = verdict_measure(r.measure, e.counting_instructions());
+        r.verdict.line = verdict_line_on(r.measure, r.verdict.line);
         if (e.counting_instructions()) {
-            r.measure = Measure::guest_instructions;
-            r.verdict.line = "on guest instructions: " + r.verdict.line;
-            r.notes.emplace_back(
+            r.notes.push_back(fmt::format(
                 "each run's window was also counted in guest instructions (all vCPUs, QEMU's "
                 "insn-marker plugin); the tables `per 1e9 guest insns` give the operations per "
-                "10^9 instructions, which repeat far more closely than wall time under TCG, and "
-                "the verdict rests on them.");
+                "10^9 instructions, which repeat far more closely than wall time under TCG{}.",
+                r.measure == Measure::guest_instructions
+                    ? ", and the verdict rests on them"
+                    : fmt::format("; the verdict rests on {} instead, which no clock affects",
+                                  measure_name(r.measure))));
         }
     } catch (const ToolError& e) { // knobs restored by now
         // Keep what finished: the runs in the file, the finished steps' tables on stdout.

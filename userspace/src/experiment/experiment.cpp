@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "memcg_statctl/output/output.h"
 #include "memcg_statctl/output/plot.h"
 #include "memcg_statctl/output/result_schema.h"
+#include "memcg_statctl/statistics/statistics.h"
 #include "memcg_statctl/text_util.h"
 
 namespace memcg_statctl {
@@ -191,7 +193,16 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
     return finish(fewer && faster && bounded ? Outcome::reproduced : Outcome::not_reproduced, body);
 }
 
-Verdict objstock_verdict(const ComparisonReport& report) {
+std::optional<double> objcg_vmstat_miss_pct_of(const Counters& deltas) {
+    const auto flushes = deltas.get("objcg_vmstat.flushes");
+    const auto updates = deltas.get("objcg_vmstat.updates");
+    if (!flushes || !updates || *updates == 0) {
+        return std::nullopt;
+    }
+    return 100 * static_cast<double>(*flushes) / static_cast<double>(*updates);
+}
+
+Verdict objstock_verdict(const ComparisonReport& report, const std::vector<double>& slab_runs) {
     const auto* slab = find_row(report, "slab");
     const auto miss =
         slab != nullptr ? derived_value(slab->derived, "objcg_vmstat_miss_pct") : std::nullopt;
@@ -199,19 +210,24 @@ Verdict objstock_verdict(const ComparisonReport& report) {
         return finish(Outcome::not_measured,
                       "obj-stock-vmstat: no objcg_vmstat counters for the slab workload");
     }
-    const auto hit = derived_value(slab->derived, "obj_stock_hit_pct");
-    auto body = fmt::format("obj-stock-vmstat: objcg vmstat miss rate {:.1f}% (slab)", *miss);
+    std::string body = "obj-stock-vmstat:";
+    if (const auto hit = derived_value(slab->derived, "obj_stock_hit_pct")) {
+        body += fmt::format(" obj-stock hit {:.1f}% (slab);", *hit);
+    }
     if (const auto* mixed = find_row(report, "mixed")) {
         if (const auto m = derived_value(mixed->derived, "objcg_vmstat_miss_pct")) {
-            body += fmt::format(", {:.1f}% (mixed)", *m);
+            body += fmt::format(" objcg vmstat miss rate {:.1f}% (mixed);", *m);
         }
     }
-    if (hit) {
-        body += fmt::format("; obj-stock hit {:.1f}% (slab)", *hit);
-    }
-    body += fmt::format(" (report: {}% with the vmstat caching, {}% before; at most {}% counts)",
+    body += fmt::format(" report: {}% with the vmstat caching, {}% before, at most {}% counts;",
                         obj_stock_vmstat_miss_pct_after, obj_stock_vmstat_miss_pct_before,
                         obj_stock_vmstat_miss_pct_before);
+    // The figure the verdict rests on, last, with its spread over the runs.
+    const auto runs = summarize(slab_runs);
+    body +=
+        fmt::format(" objcg vmstat miss rate {:.1f}% (slab, {})", *miss,
+                    runs.n >= 2 ? fmt::format("sd {:.1f} points over {} runs", runs.stddev, runs.n)
+                                : std::string("no spread: fewer than 2 runs"));
     return finish(*miss <= obj_stock_vmstat_miss_pct_before ? Outcome::reproduced
                                                             : Outcome::not_reproduced,
                   body);
@@ -261,6 +277,16 @@ StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_
     if (n > 0) {
         s.mean_pages = sum / static_cast<double>(n);
     }
+    if (n >= 2) {
+        double squares = 0;
+        for (const auto& pages : per_run) {
+            if (pages) {
+                const auto d = static_cast<double>(*pages) - *s.mean_pages;
+                squares += d * d;
+            }
+        }
+        s.stddev_pages = std::sqrt(squares / static_cast<double>(n - 1));
+    }
     return s;
 }
 
@@ -287,6 +313,10 @@ const std::vector<StalenessColumn>& staleness_columns() {
          }},
         {"stale mean",
          [](const StalenessPoint& p) { return format_or_dash(p.staleness.mean_pages, "{:.1f}"); }},
+        {"stale sd",
+         [](const StalenessPoint& p) {
+             return format_or_dash(p.staleness.stddev_pages, "{:.1f}");
+         }},
         {"samples", [](const StalenessPoint& p) { return std::to_string(p.samples); }},
         {"reads/s", [](const StalenessPoint& p) { return fmt::format("{:.0f}", p.reads_per_sec); }},
         {"faults/s",
@@ -318,38 +348,118 @@ std::string mean_pages_text(const StalenessPoint& p) {
     return format_or_dash(p.staleness.mean_pages, "{:.0f}");
 }
 
+std::string sd_text(const std::optional<double>& sd) {
+    return sd ? fmt::format("sd {:.0f}", *sd) : std::string("sd n/a");
+}
+
 // gnuplot reads NaN as a missing value: the point is left out, the script still runs.
 std::string gnuplot_number(const std::optional<double>& v) {
     return v ? fmt::format("{:.6g}", *v) : std::string("NaN");
 }
 
-// Inline data block NAME: index, label, largest staleness, mean staleness, flushes/run.
-std::string staleness_data(const std::string& name, const std::vector<const StalenessPoint*>& ps) {
+using FigureColumn = std::optional<double> (*)(const StalenessPoint&);
+
+// The figure's data columns after the index and the label (gnuplot columns 3, 4, ...).
+const std::vector<FigureColumn>& figure_columns() {
+    static const std::vector<FigureColumn> columns{
+        [](const StalenessPoint& p) {
+            const auto& m = p.staleness.max_pages;
+            return m ? std::optional<double>(static_cast<double>(*m)) : std::nullopt;
+        },
+        [](const StalenessPoint& p) { return p.staleness.mean_pages; },
+        [](const StalenessPoint& p) { return std::optional<double>(p.flushes_per_run); },
+        [](const StalenessPoint& p) { return p.flush_ns_per_read; },
+        [](const StalenessPoint& p) { return p.flush_ns_per_fault; },
+        [](const StalenessPoint& p) { return p.insns_per_read; },
+        [](const StalenessPoint& p) { return p.insns_per_fault; },
+    };
+    return columns;
+}
+
+// Inline data block NAME: index (from `first`), label, then figure_columns().
+std::string staleness_data(const std::string& name, const std::vector<const StalenessPoint*>& ps,
+                           std::size_t first) {
     auto s = fmt::format("${} << EOD\n", name);
     for (std::size_t i = 0; i < ps.size(); ++i) {
-        const auto& p = *ps[i];
-        const auto max = p.staleness.max_pages
-                             ? std::optional<double>(static_cast<double>(*p.staleness.max_pages))
-                             : std::nullopt;
-        s += fmt::format("{} \"{}\" {} {} {:.6g}\n", i, p.label, gnuplot_number(max),
-                         gnuplot_number(p.staleness.mean_pages), p.flushes_per_run);
+        s += fmt::format("{} \"{}\"", first + i, ps[i]->label);
+        for (const auto column : figure_columns()) {
+            s += fmt::format(" {}", gnuplot_number(column(*ps[i])));
+        }
+        s += '\n';
     }
     return s + "EOD\n";
 }
 
-// One panel: staleness on the left axis, flushes per run on the right one.
-// `key` is where the legend fits: staleness rises to the right of the threshold panel while
-// flushes fall, so its top centre stays clear; in the modes panel the middle height is.
-std::string staleness_panel(const std::string& data, std::size_t count, const std::string& title,
-                            const std::string& xlabel, const std::string& style,
-                            const std::string& key) {
-    return fmt::format("set title {}\nset xlabel {}\nset xrange [-0.5:{}]\nset key {}\n"
-                       "plot ${} using 1:3:xtic(2) axes x1y1 with {} pt 7 "
-                       "title 'staleness, largest run', \\\n"
-                       "  '' using 1:4 axes x1y1 with {} pt 6 title 'staleness, mean of runs', \\\n"
-                       "  '' using 1:5 axes x1y2 with {} pt 5 dt 2 title 'flushes per run'\n",
-                       gnuplot_quoted(title), gnuplot_quoted(xlabel),
-                       static_cast<double>(count) - 0.5, key, data, style, style, style);
+struct FigureSeries {
+    const char* title;
+    std::size_t column; // gnuplot's: 3 is figure_columns()[0]
+    bool right;         // on the y2 axis
+    int point_type;
+};
+
+struct FigurePanel {
+    const char* title;
+    const char* left;  // the y axis label
+    const char* right; // the y2 axis label
+    std::vector<FigureSeries> series;
+};
+
+// The panels, top to bottom: what a threshold buys (staleness) over what it costs.
+const std::vector<FigurePanel>& figure_panels() {
+    static const std::vector<FigurePanel> panels{
+        {"staleness of leaf0's memory.stat",
+         "staleness (pages)",
+         "flushes per run",
+         {{"staleness, largest run", 3, false, 7},
+          {"staleness, mean of runs", 4, false, 6},
+          {"flushes per run", 5, true, 5}}},
+        {"flush cost per stat read",
+         "flush ns per read",
+         "guest insns per read",
+         {{"flush ns per read", 6, false, 7}, {"guest insns per read (window)", 8, true, 5}}},
+        {"flush cost per page fault",
+         "flush ns per fault",
+         "guest insns per fault",
+         {{"flush ns per fault", 7, false, 7}, {"guest insns per fault (window)", 9, true, 5}}},
+    };
+    return panels;
+}
+
+bool any_value(const std::vector<StalenessPoint>& points, std::size_t column) {
+    return std::any_of(points.begin(), points.end(), [column](const StalenessPoint& p) {
+        return figure_columns().at(column - 3)(p).has_value();
+    });
+}
+
+// One panel: its series from the threshold curve (lines, in the key) and from the other modes
+// (points of the same colour); the right axis only when a series is on it.
+std::string staleness_panel(const FigurePanel& panel, const std::vector<FigureSeries>& series,
+                            bool modes, bool last) {
+    const bool right =
+        std::any_of(series.begin(), series.end(), [](const FigureSeries& s) { return s.right; });
+    auto s = fmt::format("set title {}\nset ylabel {}\n", gnuplot_quoted(panel.title),
+                         gnuplot_quoted(panel.left));
+    s += right ? fmt::format("set y2tics\nset y2label {}\n", gnuplot_quoted(panel.right))
+               : std::string("unset y2tics\nunset y2label\n");
+    s += last ? "set xlabel 'flush_threshold (x kernel default); other flush_mode values after "
+                "the gap'\n"
+              : "unset xlabel\n";
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto& f = series[i];
+        const auto* const axes = f.right ? "x1y2" : "x1y1";
+        const auto* const dash = f.right ? " dt 2" : "";
+        items.push_back(fmt::format("$threshold using 1:{}:xtic(2) axes {} with linespoints lc {} "
+                                    "pt {}{} title {}",
+                                    f.column, axes, i + 1, f.point_type, dash,
+                                    gnuplot_quoted(f.title)));
+        if (modes) {
+            items.push_back(fmt::format("$modes using 1:{}:xtic(2) axes {} with points lc {} pt {} "
+                                        "notitle",
+                                        f.column, axes, i + 1, f.point_type));
+        }
+    }
+    return s + fmt::format("plot {}\n", fmt::join(items, ", \\\n  "));
 }
 
 } // namespace
@@ -387,17 +497,21 @@ Verdict staleness_verdict(const std::vector<StalenessPoint>& points) {
         (p.times_default ? curve : modes)
             .push_back(fmt::format("{} {}", p.label, mean_pages_text(p)));
     }
-    auto body =
-        fmt::format("per-memcg-threshold: staleness {} with flush_threshold ({} pages at 0 -> {} "
-                    "at {}x; mean of runs: "
-                    "{}) while flushes per run {} ({:.0f} -> {:.0f})",
-                    grows ? "grows" : "does not grow", mean_pages_text(*lo), mean_pages_text(*hi),
-                    staleness_max_multiple, fmt::join(curve, ", "), fewer ? "fall" : "do not fall",
-                    lo->flushes_per_run, hi->flushes_per_run);
+    auto body = fmt::format("per-memcg-threshold: staleness {} with flush_threshold while flushes "
+                            "per run {} (mean staleness of runs: {} pages",
+                            grows ? "grows" : "does not grow", fewer ? "fall" : "do not fall",
+                            fmt::join(curve, ", "));
     if (!modes.empty()) {
         body += fmt::format("; other modes: {} pages", fmt::join(modes, ", "));
     }
-    body += " (claim: raising the threshold trades accuracy for fewer flushes)";
+    // The figures the verdict rests on, last, with their spread over the runs.
+    body +=
+        fmt::format(") (claim: raising the threshold trades accuracy for fewer flushes); 0 vs {}x: "
+                    "staleness {} -> {} pages ({}, {}), flushes per run {:.0f} -> {:.0f} ({}, {})",
+                    staleness_max_multiple, mean_pages_text(*lo), mean_pages_text(*hi),
+                    sd_text(lo->staleness.stddev_pages), sd_text(hi->staleness.stddev_pages),
+                    lo->flushes_per_run, hi->flushes_per_run, sd_text(lo->flushes_stddev),
+                    sd_text(hi->flushes_stddev));
     return finish(grows && fewer ? Outcome::reproduced : Outcome::not_reproduced, body);
 }
 
@@ -408,21 +522,33 @@ std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
     for (const auto& p : points) {
         (p.times_default ? curve : modes).push_back(&p);
     }
-    auto s = gnuplot_output(file, modes.empty() ? 800 : 1200, 500);
-    s += staleness_data("threshold", curve);
-    if (!modes.empty()) {
-        s += staleness_data("modes", modes);
+    // Only the series with a value somewhere (no instruction axis when nothing was counted),
+    // and only the panels with a series.
+    std::vector<std::pair<const FigurePanel*, std::vector<FigureSeries>>> shown;
+    for (const auto& panel : figure_panels()) {
+        std::vector<FigureSeries> series;
+        std::copy_if(panel.series.begin(), panel.series.end(), std::back_inserter(series),
+                     [&](const FigureSeries& f) { return any_value(points, f.column); });
+        if (!series.empty()) {
+            shown.emplace_back(&panel, series);
+        }
     }
-    s += fmt::format("set multiplot layout 1,{} title {}\n", modes.empty() ? 1 : 2,
-                     gnuplot_quoted("staleness of memory.stat vs flush cost"));
-    s += "set grid ytics\nset ytics nomirror\nset y2tics\n"
-         "set yrange [0:*]\nset y2range [0:*]\n"
-         "set ylabel 'staleness (pages)'\nset y2label 'flushes per run'\n";
-    s += staleness_panel("threshold", curve.size(), "flush_mode=threshold",
-                         "flush_threshold (x kernel default)", "linespoints", "top center");
+    // The other modes after a gap of one tic.
+    const auto count = curve.size() + (modes.empty() ? 0 : modes.size() + 1);
+    auto s = gnuplot_output(file, modes.empty() ? 800 : 1000,
+                            static_cast<int>(100 + 300 * std::max<std::size_t>(shown.size(), 1)));
+    s += staleness_data("threshold", curve, 0);
     if (!modes.empty()) {
-        s += staleness_panel("modes", modes.size(), "other flush_mode values", "flush_mode",
-                             "points", "left center Left reverse");
+        s += staleness_data("modes", modes, curve.size() + 1);
+    }
+    s += fmt::format("set multiplot layout {},1 title {}\n", std::max<std::size_t>(shown.size(), 1),
+                     gnuplot_quoted("staleness of memory.stat vs flush cost, by flush_threshold"));
+    s += fmt::format("set grid ytics\nset ytics nomirror\nset yrange [0:*]\nset y2range [0:*]\n"
+                     "set xrange [-0.5:{}]\nset key below horizontal\n",
+                     static_cast<double>(count) - 0.5);
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        s += staleness_panel(*shown[i].first, shown[i].second, !modes.empty(),
+                             i + 1 == shown.size());
     }
     return s + "unset multiplot\n";
 }
@@ -488,7 +614,39 @@ std::string per_giga_instructions_unit(std::string_view unit) {
 }
 
 std::string_view measure_name(Measure m) {
-    return m == Measure::guest_instructions ? "guest_instructions" : "wall_time";
+    switch (m) {
+    case Measure::guest_instructions:
+        return "guest_instructions";
+    case Measure::counters:
+        return "counters";
+    case Measure::pages:
+        return "pages";
+    case Measure::wall_time:
+        break;
+    }
+    return "wall_time";
+}
+
+Measure verdict_measure(Measure recipe, bool counted) {
+    return recipe == Measure::wall_time && counted ? Measure::guest_instructions : recipe;
+}
+
+std::string verdict_line_on(Measure m, const std::string& line) {
+    std::string_view what = "wall time";
+    switch (m) {
+    case Measure::guest_instructions:
+        what = "guest instructions";
+        break;
+    case Measure::counters:
+        what = "the module's counters";
+        break;
+    case Measure::pages:
+        what = "memory.stat pages and flush counts";
+        break;
+    case Measure::wall_time:
+        break;
+    }
+    return fmt::format("on {}: {}", what, line);
 }
 
 std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {

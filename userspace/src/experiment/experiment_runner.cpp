@@ -111,7 +111,7 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
             auto workload = job.make();
             const auto [m, deltas, insns] = run_once(*workload, job, cgroups);
             if (job.collect) {
-                job.collect(*workload, s.value_index);
+                job.collect(*workload, s.value_index, deltas);
             }
             Json figures = Json::object();
             for (const auto& metric : job.metrics) {

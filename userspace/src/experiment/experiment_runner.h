@@ -60,7 +60,10 @@ struct Job {
     int tasks = 1;
     std::uint64_t leaf_memory_max = 0; // bytes written to each leaf's memory.max; 0: none
     std::vector<Metric> metrics{};     // the first one carries the counter deltas
-    std::function<void(Workload&, std::size_t variant)> collect{};
+    // Called after each run with the run's workload, variant and module counter deltas: for
+    // figures a metric cannot give (the staleness probe's samples, a per-run counter ratio).
+    std::function<void(Workload&, std::size_t variant, const std::optional<Counters>& deltas)>
+        collect{};
     double duration_factor = 1; // of --duration, for jobs whose operations come in long cycles
 };
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "memcg_statctl/exit_code.h"
+#include "memcg_statctl/statistics/statistics.h"
 #include "memcg_statctl/text_util.h"
 
 #include "experiment/experiment_runner.h"
@@ -26,10 +27,17 @@ std::uint64_t kernel_default_threshold(const DebugfsClient& client) {
     return *def;
 }
 
+// One run of the staleness probe: its samples and its flush count (flush.performed), when
+// the module reported one.
+struct ProbeRun {
+    StalenessSample sample;
+    std::optional<std::uint64_t> flushes;
+};
+
 // The staleness probe (64 MiB mapping): leaf0 faults, leaf1 reads leaf0's memory.stat. The
-// first metric is the reader's (it carries the counter deltas); each run's samples are
-// appended to seen[variant].
-Job staleness_probe_job(std::vector<std::vector<StalenessSample>>& seen) {
+// first metric is the reader's (it carries the counter deltas); each run is appended to
+// seen[variant].
+Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen) {
     return Job{.make = [] { return std::make_unique<StalenessProbe>(64); },
                .cgroups = 2,
                .depth = 2,
@@ -39,8 +47,10 @@ Job staleness_probe_job(std::vector<std::vector<StalenessSample>>& seen) {
                            {"page-fault beside stat-reader", "faults/s",
                             task_sum([](std::size_t t) { return t == 0; })}},
                .collect =
-                   [&seen](Workload& w, std::size_t v) {
-                       seen[v].push_back(dynamic_cast<StalenessProbe&>(w).result());
+                   [&seen](Workload& w, std::size_t v, const std::optional<Counters>& deltas) {
+                       seen[v].push_back(
+                           {.sample = dynamic_cast<StalenessProbe&>(w).result(),
+                            .flushes = deltas ? deltas->get("flush.performed") : std::nullopt});
                    }};
 }
 
@@ -81,7 +91,7 @@ void run_flush_threshold(Experiment& e, ExperimentResult& r) {
         variants.push_back(
             {.label = std::to_string(t), .knobs = {{"flush_threshold", std::to_string(t)}}});
     }
-    std::vector<std::vector<StalenessSample>> seen(points.size());
+    std::vector<std::vector<ProbeRun>> seen(points.size());
     std::vector<Job> jobs{staleness_probe_job(seen)};
     auto reports = e.run("flush_threshold", jobs, variants).front();
     r.reports = reports;
@@ -100,7 +110,8 @@ void run_flush_threshold(Experiment& e, ExperimentResult& r) {
             static_cast<double>(row.mean_counter_deltas.get("flush.performed").value_or(0));
         p.ns_per_flush = derived_value(row.derived, "ns_per_flush");
         std::uint64_t discarded = 0;
-        for (const auto& s : seen[i]) {
+        for (const auto& run : seen[i]) {
+            const auto& s = run.sample;
             discarded += s.discarded;
             p.samples += s.samples;
             p.max_bracket_pages = std::max(p.max_bracket_pages, s.max_bracket);
@@ -143,15 +154,24 @@ std::optional<double> per_op(std::optional<std::uint64_t> ns, double ops) {
 }
 
 // Variant v's figures from the reports of run_staleness() (reads/s with the counter deltas,
-// faults/s, reads per run, faults per run) and the probe's samples of its runs.
+// faults/s, reads per run, faults per run) and the probe's runs.
 void measure_point(StalenessPoint& p, const std::vector<ComparisonReport>& reports, std::size_t v,
-                   const std::vector<StalenessSample>& runs) {
+                   const std::vector<ProbeRun>& runs) {
     const auto& reader = reports[0].rows[v];
     const auto ns = reader.mean_counter_deltas.get("flush.ns_total");
     p.reads_per_sec = reader.summary.mean;
     p.faults_per_sec = reports[1].rows[v].summary.mean;
     p.flushes_per_run =
         static_cast<double>(reader.mean_counter_deltas.get("flush.performed").value_or(0));
+    std::vector<double> flushes;
+    for (const auto& run : runs) {
+        if (run.flushes) {
+            flushes.push_back(static_cast<double>(*run.flushes));
+        }
+    }
+    if (flushes.size() >= 2) {
+        p.flushes_stddev = summarize(flushes).stddev;
+    }
     // Means per run over means per run: the summed ns over the summed operations.
     p.flush_ns_per_read = per_op(ns, reports[2].rows[v].summary.mean);
     p.flush_ns_per_fault = per_op(ns, reports[3].rows[v].summary.mean);
@@ -161,9 +181,9 @@ void measure_point(StalenessPoint& p, const std::vector<ComparisonReport>& repor
         p.insns_per_fault = per_op(1'000'000'000, reports[5].rows[v].summary.mean);
     }
     std::vector<std::optional<std::int64_t>> per_run;
-    for (const auto& s : runs) {
-        per_run.push_back(s.spread());
-        p.samples += s.samples;
+    for (const auto& run : runs) {
+        per_run.push_back(run.sample.spread());
+        p.samples += run.sample.samples;
     }
     p.staleness = summarize_staleness(per_run);
 }
@@ -189,13 +209,20 @@ void run_staleness(Experiment& e, ExperimentResult& r) {
         points.push_back({.label = mode, .mode = mode});
         variants.push_back({.label = mode, .knobs = {{"flush_mode", mode}}});
     }
-    std::vector<std::vector<StalenessSample>> seen(variants.size());
+    std::vector<std::vector<ProbeRun>> seen(variants.size());
     auto job = staleness_probe_job(seen);
     job.metrics.push_back(per_run_count("stat reads per run", "reads/run", 1));
     job.metrics.push_back(per_run_count("page faults per run", "faults/run", 0));
     std::vector<Job> jobs{std::move(job)};
     const auto reports = e.run("flush_mode/flush_threshold", jobs, variants).front();
+    // The two rates and, for counted runs, their twins (reports 4 and 5: reads and faults per
+    // 10^9 guest instructions). The per-run counts (2, 3) only feed the cost per operation;
+    // their twins (6, 7) would repeat the rates' twins.
     r.reports = {reports[0], reports[1]};
+    if (reports.size() >= 8) {
+        r.reports.push_back(reports[4]);
+        r.reports.push_back(reports[5]);
+    }
     for (std::size_t v = 0; v < points.size(); ++v) {
         measure_point(points[v], reports, v, seen[v]);
     }
@@ -206,13 +233,15 @@ void run_staleness(Experiment& e, ExperimentResult& r) {
     r.notes.push_back(probe_note(false));
     r.notes.emplace_back(
         "stale max = the largest per-run staleness, stale mean = the mean of the per-run "
-        "staleness; samples = kept reads over all runs. flush ns/read = flush.ns_total / stat "
+        "staleness, stale sd = their sample standard deviation; samples = kept reads over all "
+        "runs. flush ns/read = flush.ns_total / stat "
         "reads and flush ns/fault = flush.ns_total / page faults (summed over the runs): every "
         "flush of the run, whoever asked for it, is charged to each kind of operation.");
     r.notes.emplace_back(
         "flush_mode is written before every run (threshold rows also write flush_threshold); "
         "kernel, always and never ignore flush_threshold.");
     r.verdict = staleness_verdict(points);
+    r.measure = Measure::pages; // staleness in pages and flushes per run: no clock in either
     e.set_figure([points](const std::filesystem::path& file) {
         return staleness_plot_script(points, file);
     });

@@ -95,12 +95,16 @@ Verdict flush_threshold_verdict(const ComparisonReport& reader,
                                 std::uint64_t kernel_default, std::uint64_t bound);
 
 // docs/background.md#obj-stock-vmstat: rows "slab" and "mixed" with derived
-// objcg_vmstat_miss_pct. Reproduced when the slab-heavy miss rate is at or below the
-// report's 19.6% (its pre-caching boot figure; 13.2% with the caching that 5.14+ kernels
-// carry).
+// objcg_vmstat_miss_pct (from the summed counters of all runs). Reproduced when the slab-heavy
+// miss rate is at or below the report's 19.6% (its pre-caching boot figure; 13.2% with the
+// caching that 5.14+ kernels carry). `slab_runs` holds the slab rate of each run on its own
+// (objcg_vmstat_miss_pct_of()), whose standard deviation the line gives as the spread.
 inline constexpr double obj_stock_vmstat_miss_pct_before = 19.6;
 inline constexpr double obj_stock_vmstat_miss_pct_after = 13.2;
-Verdict objstock_verdict(const ComparisonReport& report);
+Verdict objstock_verdict(const ComparisonReport& report, const std::vector<double>& slab_runs);
+// 100 x objcg_vmstat.flushes / objcg_vmstat.updates of one run's counter deltas; nullopt
+// without those counters or updates.
+std::optional<double> objcg_vmstat_miss_pct_of(const Counters& deltas);
 
 // docs/background.md#per-memcg-lru-lock: total readtwice throughput with rows "1", "4", "16"
 // (cgroups). Reproduced when the total at 16 cgroups is not significantly below the total at 1
@@ -115,9 +119,18 @@ struct ExtraTable {
 };
 
 // What a verdict rests on: wall-time throughput, or (in the guest, under the insn-marker
-// plugin) the same operations per 10^9 guest instructions, which repeat closely.
-enum class Measure { wall_time, guest_instructions };
-std::string_view measure_name(Measure m); // "wall_time" | "guest_instructions"
+// plugin) the same operations per 10^9 guest instructions, which repeat closely; or, for
+// recipes whose verdict is not a throughput, the module's counters (ratios of counts: objstock)
+// or the staleness of memory.stat in pages beside the flush counter (staleness). Counts do not
+// depend on the clock, so counting instructions leaves those two as they are.
+enum class Measure { wall_time, guest_instructions, counters, pages };
+// "wall_time" | "guest_instructions" | "counters" | "pages" (the JSON's verdict.measure)
+std::string_view measure_name(Measure m);
+// The measure a verdict rests on: `recipe`'s own (what its run function set: wall_time for a
+// throughput), and guest_instructions for a throughput whose runs were counted.
+Measure verdict_measure(Measure recipe, bool counted);
+// The verdict line as printed: "on <what m measures>: " + line.
+std::string verdict_line_on(Measure m, const std::string& line);
 
 // A rate (per second) over a window of `seconds` and `instructions`: per 10^9 instructions;
 // 0 when nothing was counted.
@@ -131,11 +144,13 @@ std::string per_giga_instructions_unit(std::string_view unit);
 inline constexpr std::uint64_t staleness_max_multiple = 64;
 std::vector<std::uint64_t> staleness_threshold_points(std::uint64_t kernel_default);
 
-// Largest and mean staleness over the runs of one variant; runs without a valid sample
-// (every read discarded) count in neither.
+// Largest and mean staleness over the runs of one variant, and the runs' sample standard
+// deviation (at least 2 runs); runs without a valid sample (every read discarded) count in
+// none.
 struct StalenessSummary {
     std::optional<std::int64_t> max_pages{};
     std::optional<double> mean_pages{};
+    std::optional<double> stddev_pages{};
 };
 StalenessSummary summarize_staleness(const std::vector<std::optional<std::int64_t>>& per_run);
 
@@ -150,6 +165,7 @@ struct StalenessPoint {
     double reads_per_sec = 0;
     double faults_per_sec = 0;
     double flushes_per_run = 0;
+    std::optional<double> flushes_stddev{};     // of the per-run flush counts (2+ runs)
     std::optional<double> flush_ns_per_read{};  // flush.ns_total / stat reads
     std::optional<double> flush_ns_per_fault{}; // flush.ns_total / page faults
     // Guest instructions (all vCPUs) of the window per stat read and per page fault, when
@@ -163,12 +179,15 @@ struct StalenessPoint {
 ExtraTable staleness_table(const std::vector<StalenessPoint>& points);
 
 // Reproduced when, from 0 to 64x in `threshold` mode, the mean staleness rises and the
-// flushes per run fall: a higher threshold trades accuracy for fewer flushes.
+// flushes per run fall: a higher threshold trades accuracy for fewer flushes. The line ends
+// with those two figures at 0 and 64x and their run-to-run standard deviations.
 Verdict staleness_verdict(const std::vector<StalenessPoint>& points);
 
-// gnuplot script of the curve: staleness (left axis) and flushes per run (right axis)
-// against the threshold on an index axis (0, 1x, 4x, ...: even steps of a log scale that
-// still shows 0), and a second panel with the other modes when there are any.
+// gnuplot script of the curve, three panels over one x axis: the staleness in pages (and the
+// flushes per run on the right axis), then the flush cost per stat read, then per page fault
+// (flush ns on the left axis; guest instructions per operation on the right one, when the
+// runs were counted). The x axis is an index (0, 1x, 4x, ...: even steps of a log scale that
+// still shows 0), the other flush_mode values after a gap.
 std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
                                   const std::filesystem::path& file);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The guest job that made the results files of this directory (see README.md):
-# the same commands on every kernel, so that a file of one kernel can be
-# compared with the same file of another.
+# The guest job that made the run and sweep files of this directory (see
+# README.md; the experiment files come from scripts/experiment.sh): the same
+# commands on every kernel, so that a file of one kernel can be compared with
+# the same file of another.
 set -e
 insmod /lib/memcg_statctl.ko
 memcg-statctl sweep --knob flush_mode --values kernel,always,never \
@@ -13,8 +14,5 @@ memcg-statctl sweep --knob flush_mode --values kernel,never \
 	--output /tmp/sweep-stat-reader-short.json
 memcg-statctl run stat-reader --duration 2 --cgroups 2 \
 	--output /tmp/run-stat-reader.json
-memcg-statctl experiment update-flush --runs 2 --duration 1 \
-	--output /tmp/experiment-update-flush.json
 mcs-send-files compare /tmp/sweep-stat-reader.json \
-	/tmp/sweep-stat-reader-short.json /tmp/run-stat-reader.json \
-	/tmp/experiment-update-flush.json
+	/tmp/sweep-stat-reader-short.json /tmp/run-stat-reader.json
