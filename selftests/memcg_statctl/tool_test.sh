@@ -61,6 +61,13 @@ diag_file() {
 	sed -e 's/^/#   /' -e '40q' "$1"
 }
 
+# skip WHY...: a test's reason to skip, said now and on its "ok N NAME # SKIP WHY"
+# line; the test then returns $KSFT_SKIP.
+skip() {
+	skip_why=$*
+	diag "$*"
+}
+
 skip_all() {
 	[ -n "$KSFT_TAP_LEVEL" ] || echo "TAP version 13"
 	echo "1..0 # SKIP $*"
@@ -80,7 +87,7 @@ flush_control() {
 			END { exit !f }' /proc/kallsyms || echo "$_s"
 	done)
 	if [ -n "$_absent" ]; then
-		diag "flush control $_v: $(echo $_absent) not in /proc/kallsyms (inlined)"
+		skip "flush control $_v: $(echo $_absent) not in /proc/kallsyms (inlined)"
 		return "$KSFT_SKIP"
 	fi
 	diag "flush control $_v, yet every flush point is in /proc/kallsyms"
@@ -346,7 +353,7 @@ test_status() {
 test_status_hook_failed() {
 	need_ko || return $KSFT_SKIP
 	flush_control || return
-	[ -r "$PEER_KO" ] || { diag "$PEER_KO not staged: no IPMODIFY peer to hold a function"; return $KSFT_SKIP; }
+	[ -r "$PEER_KO" ] || { skip "$PEER_KO not staged: no IPMODIFY peer to hold a function"; return $KSFT_SKIP; }
 	name=$(awk '$4 == "redirect" { print $1; exit }' "$DBG/hooks")
 	target=$(awk '$4 == "redirect" { print $2; exit }' "$DBG/hooks")
 	[ -n "$target" ] || { diag "no redirect hook in $DBG/hooks"; return 1; }
@@ -652,7 +659,7 @@ test_sweep() {
 test_sweep_plot() {
 	# `command -v` finds a dangling symlink too: check that it runs
 	if ! echo 'print 1' | gnuplot >/dev/null 2>&1; then
-		diag "gnuplot does not run here: $(command -v gnuplot || echo 'not in PATH')$(
+		skip "gnuplot does not run here: $(command -v gnuplot || echo 'not in PATH')$(
 			[ -L /usr/bin/gnuplot ] && echo "; /usr/bin/gnuplot -> $(readlink /usr/bin/gnuplot)")"
 		return $KSFT_SKIP
 	fi
@@ -711,9 +718,9 @@ jq_true() {
 
 # needs_helpers: jq and the helper programs are there (else SKIP with why).
 needs_helpers() {
-	command -v jq >/dev/null 2>&1 || { diag "jq not installed"; return 1; }
+	command -v jq >/dev/null 2>&1 || { skip "jq not installed"; return 1; }
 	[ -x "$FAULT_LOOP" ] && [ -x "$MARK_DELEGATED" ] || {
-		diag "$FAULT_LOOP or $MARK_DELEGATED not built"; return 1; }
+		skip "$FAULT_LOOP or $MARK_DELEGATED not built"; return 1; }
 }
 
 # sweep over a user's command (fault_loop, a static page-fault program), with
@@ -935,7 +942,7 @@ vanish_during() {
 
 need_ko() {
 	[ -n "$KO" ] && [ -r "$KO" ] && return 0
-	diag "no module file (MEMCG_STATCTL_KO, beside this script, modinfo): cannot reload the module afterwards"
+	skip "no module file (MEMCG_STATCTL_KO, beside this script, modinfo): cannot reload the module afterwards"
 	return 1
 }
 
@@ -1055,11 +1062,12 @@ echo "1..$#"
 diag "tool $TOOL; knobs: $(echo $KNOBS)"
 for test_name in "$@"; do
 	n=$((n + 1))
+	skip_why=
 	"test_$test_name"
 	rc=$?
 	case $rc in
 	0) echo "ok $n $test_name"; passes=$((passes + 1)) ;;
-	"$KSFT_SKIP") echo "ok $n $test_name # SKIP"; skips=$((skips + 1)) ;;
+	"$KSFT_SKIP") echo "ok $n $test_name # SKIP${skip_why:+ $skip_why}"; skips=$((skips + 1)) ;;
 	*) echo "not ok $n $test_name"; fails=$((fails + 1)) ;;
 	esac
 	# no test may leave a group for the next one
