@@ -871,6 +871,51 @@ test_parent_delegated() {
 	return $r
 }
 
+# running PID: PID is alive and not a zombie (the shell reaps it only at `wait`).
+running() {
+	[ -d "/proc/$1" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# experiment --parent: the groups go below the given cgroup (seen while it
+# runs), a dead run's group there is removed at the start, and nothing stays.
+test_experiment_parent() {
+	needs_helpers || return $KSFT_SKIP
+	flush_control || return # update-flush writes update_flush_every
+	p=$CGROOT/mcs_parent
+	mkdir -p "$p"
+	grep -qw memory "$CGROOT/cgroup.subtree_control" || echo +memory >"$CGROOT/cgroup.subtree_control"
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	mkdir "$p/memcg-statctl.$dead" || return 1 # as a run killed earlier leaves it
+	old=$(knob update_flush_every)
+	"$TOOL" experiment update-flush --runs 2 --duration 0.5 --parent "$p" \
+		--output "$WORK/exp.json" --plot "$WORK/exp.svg" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	seen=0
+	_i=0
+	while running "$pid" && [ "$_i" -lt $((T_LIMIT * 10)) ]; do
+		[ -d "$p/memcg-statctl.$pid" ] && seen=1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	running "$pid" && { diag "experiment still running after $T_LIMIT s"; kill -KILL "$pid"; }
+	wait "$pid"
+	rc=$?
+	r=0
+	[ "$rc" -eq 0 ] || { diag "experiment: exit $rc"; diag_file "$WORK/err"; r=1; }
+	[ "$seen" -eq 1 ] || { diag "no $p/memcg-statctl.$pid while the experiment ran"; r=1; }
+	grep -q "removed leftover cgroup $p/memcg-statctl.$dead of dead process $dead\$" "$WORK/err" || {
+		diag "the dead run's group below $p was not reported as removed"; diag_file "$WORK/err"; r=1; }
+	jq_true "$WORK/exp.json" ".complete and .parameters.parent == \"$p\" and .parameters.parent_from == \"--parent\"" || r=1
+	[ -z "$(find "$p" -mindepth 1 -type d)" ] || { diag "left in $p: $(find "$p" -mindepth 1 -type d)"; r=1; }
+	[ "$(knob update_flush_every)" = "$old" ] || {
+		diag "update_flush_every left at $(knob update_flush_every)"; r=1; }
+	rmdir "$p" || r=1
+	no_groups_left || r=1
+	return $r
+}
+
 # SIGKILL during run leaves its groups; the next run reports and removes them.
 test_sigkill_leftover() {
 	start_workload 1 "$TOOL" run page-fault --duration 30 --cgroups 2 || return 1
@@ -1015,7 +1060,8 @@ test_no_debugfs() {
 TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
 run_readtwice sweep sweep_plot sweep_command run_metric run_observe \
-sigint_run sigint_sweep sigint_sweep_partial parent_delegated sigkill_leftover \
+sigint_run sigint_sweep sigint_sweep_partial parent_delegated experiment_parent \
+sigkill_leftover \
 unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"
 
 [ -x "$TOOL" ] || skip_all "$TOOL not found"
