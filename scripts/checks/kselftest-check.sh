@@ -20,6 +20,9 @@
 source "$(dirname "$0")/../lib.sh"
 
 kver=$(kernel_name "${1:-6.1}")
+# Without jq in the guest tool_test.sh's JSON tests would skip, and the run
+# with the module would still count tool_test.sh as passed.
+jq=$(command -v jq) || die "jq is not installed: the guest's tool_test.sh needs it (make deps installs it)"
 work=$MCS_BUILD/kselftest-$kver
 mkdir -p "$work"
 start=$(date +%s)
@@ -43,7 +46,7 @@ if [ -x "$tool" ]; then
 else
 	log "no $tool ('make userspace' builds it): tool_test.sh will skip, and so fail the check"
 fi
-command -v jq >/dev/null && files+=("$(command -v jq)=/usr/bin/jq")
+files+=("$jq=/usr/bin/jq")
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver" >&2
 MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram crc32c_generic"} \
 	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \

@@ -7,6 +7,9 @@ source "$(dirname "$0")/../lib.sh"
 kver=${1:?usage: guest-stage.sh KVER JOB OUT}
 job=$2
 out=$3
+# jq: tool_test.sh checks the tool's JSON documents with it. A guest without
+# it would only skip those tests ("ok # SKIP"), so refuse to build one.
+jq=$(command -v jq) || die "jq is not installed: the guest's tool_test.sh needs it (make deps installs it)"
 
 "$MCS_ROOT/scripts/vm/guest-prep.sh" "$kver"
 ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
@@ -21,8 +24,7 @@ for peer in $("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$MCS_ROOT/sel
 done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
-# jq: tool_test.sh checks the tool's JSON documents with it.
-command -v jq >/dev/null && files+=("$(command -v jq)=/usr/bin/jq")
+files+=("$jq=/usr/bin/jq")
 # gnuplot is an alternatives symlink: copy what it points to.
 command -v gnuplot >/dev/null &&
 	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")

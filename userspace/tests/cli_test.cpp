@@ -41,6 +41,24 @@ TEST(Cli, MistypedCommandSaysWhichWasMeant) {
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, "memcg-statctl: unknown command 'frobnicate'; the commands are: status, "
                      "stats, get, set, reset, run, sweep, experiment, compare\n");
+    // An option the program lacks, before any command: said so, with the closest options.
+    r = cli.run({"--versio"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown option '--versio'; did you mean '--version'?\n");
+    r = cli.run({"--debugf=/x", "status"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown option '--debugf'; did you mean '--debugfs'?\n");
+    r = cli.run({"stats", "--jsn"}); // a command's option: said so, not "not expected"
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown option '--jsn' of stats; did you mean '--json'?\n");
+    r = cli.run({"--frobnicate"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("memcg-statctl: unknown option '--frobnicate'; the options before a "
+                          "command are: ",
+                          0),
+              0U)
+        << r.err;
+    EXPECT_NE(r.err.find("--version"), std::string::npos) << r.err;
     // No word at all is still CLI11's "A subcommand is required", with the --help hint.
     r = cli.run({});
     EXPECT_EQ(r.code, 2);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -113,6 +114,58 @@ TEST(OutputCsv, ColumnsAreTheJsonRowFields) {
         ++checked;
     }
     EXPECT_EQ(checked, 14);
+}
+
+// The CSV row of every value: its cells split at the commas (no quoted fields here).
+std::vector<std::vector<std::string>> csv_cells(const std::string& csv) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(csv);
+    for (std::string l; std::getline(in, l);) {
+        std::vector<std::string> cells;
+        std::size_t at = 0;
+        for (auto comma = l.find(','); comma != std::string::npos; comma = l.find(',', at)) {
+            cells.push_back(l.substr(at, comma - at));
+            at = comma + 1;
+        }
+        cells.push_back(l.substr(at));
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+// Where JSON has null (stddev of one run, no statistics without a run, the baseline's
+// %change and p, a ratio over zero) or lacks a field, CSV has an empty cell; elsewhere
+// neither is empty.
+TEST(OutputCsv, EmptyCellWhereJsonIsNull) {
+    const std::vector<ValueRuns> runs = {
+        value_runs("one", {5}, {parse_stats("flush.performed 0\nflush.ns_total 0\n")}, {1}),
+        value_runs("two", {6, 7}, {}, {1, 1}),
+        value_runs("none", {}),
+    };
+    const auto report = compare("flush_mode", "page-fault", runs);
+    const auto csv = csv_cells(render(OutputFormat::csv, report));
+    const auto j = nlohmann::json::parse(render(OutputFormat::json, report));
+    ASSERT_EQ(csv.size(), 4U);
+    const auto& header = csv[0];
+    int nulls = 0;
+    for (std::size_t row = 0; row < 3; ++row) {
+        ASSERT_EQ(csv[row + 1].size(), header.size()) << row;
+        for (std::size_t col = 1; col < header.size(); ++col) { // 0: the knob
+            auto path = header[col];
+            std::replace(path.begin(), path.end(), '.', '/');
+            const nlohmann::json::json_pointer ptr(fmt::format("/rows/{}/{}", row, path));
+            const bool null = !j.contains(ptr) || j.at(ptr).is_null();
+            nulls += null ? 1 : 0;
+            EXPECT_EQ(csv[row + 1][col].empty(), null) << header[col] << " of row " << row;
+        }
+    }
+    EXPECT_GT(nulls, 0);
+    // n == 1: a mean, but no stddev (as in JSON, and not 0).
+    EXPECT_EQ(j["rows"][0]["stddev"], nullptr);
+    EXPECT_EQ(csv[1][5], "");
+    EXPECT_EQ(csv[1][3], "5");
+    EXPECT_EQ(csv[2][5], "0.707107");
+    EXPECT_EQ(j["rows"][0]["derived"]["ns_per_flush"], nullptr);
 }
 
 TEST(OutputJson, ComparisonFields) {

@@ -251,6 +251,22 @@ TEST(StatusCli, HealthyExits0WithNoProblems) {
     EXPECT_TRUE(j["problems"].empty());
 }
 
+// docs/output.md: numbers are JSON numbers, in the version as in the knobs; a version
+// string such as 6.1 stays a string (as a number it would equal 6.10).
+TEST(StatusCli, JsonVersionNumbersAreNumbers) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"--debugfs", fake.root_string(), "status", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto v = nlohmann::json::parse(r.out)["version"];
+    ASSERT_TRUE(v["abi"].is_number_unsigned()) << v.dump();
+    EXPECT_EQ(v["abi"], 1);
+    EXPECT_EQ(v["module"], "0.1.0");
+    EXPECT_EQ(v["generation"], "6.1");
+    EXPECT_EQ(v["kernel"], "6.1.0-57-amd64");
+    EXPECT_EQ(v["flush_control"], "available");
+}
+
 TEST(StatusCli, FailedHookExits4AndNamesIt) {
     const FakeDebugfs fake;
     fake.write("hooks", "flush __mem_cgroup_flush_stats - redirect attached 1234\n"

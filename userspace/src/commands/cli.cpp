@@ -1,6 +1,7 @@
 #include "memcg_statctl/commands/cli.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -35,35 +36,100 @@ std::optional<std::string> option_check_message(const CLI::ParseError& e) {
     return fmt::format("{} {}", what.substr(0, colon), what.substr(colon + 2));
 }
 
-// For a command line without a subcommand whose first word is not one (`memcg-statctl
-// stauts`, which CLI11 reports as "A subcommand is required"): "unknown command 'stauts';
-// did you mean 'status'?", or the list of commands when none is close.
-std::optional<std::string> unknown_command_message(const CLI::App& app,
-                                                   const std::vector<Command>& commands) {
-    if (!app.get_subcommands().empty()) {
-        return std::nullopt;
+// "'a'", "'a' or 'b'", "'a', 'b' or 'c'".
+std::string quoted_alternatives(const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) {
+            s += i + 1 == names.size() ? " or " : ", ";
+        }
+        s += fmt::format("'{}'", names[i]);
     }
-    const auto rest = app.remaining();
-    const auto word = std::find_if(rest.begin(), rest.end(),
-                                   [](const std::string& a) { return a.rfind('-', 0) != 0; });
-    if (word == rest.end()) {
-        return std::nullopt;
-    }
+    return s;
+}
+
+// The names an option of `app` answers to: "--version", "-h".
+std::vector<std::string> option_names(const CLI::App& app) {
     std::vector<std::string> names;
-    names.reserve(commands.size());
-    for (const auto& c : commands) {
-        names.push_back(c.app->get_name());
+    for (const auto* o : app.get_options()) {
+        for (const auto& l : o->get_lnames()) {
+            names.push_back("--" + l);
+        }
+        for (const auto& s : o->get_snames()) {
+            names.push_back("-" + s);
+        }
     }
-    const auto close = closest_names(*word, names);
+    return names;
+}
+
+// "--versio", "-x", "--debugf=/x": a word that names an option (not "-1", a value).
+bool looks_like_option(const std::string& word) {
+    const auto name = word.find_first_not_of('-');
+    return name != std::string::npos && name >= 1 && name <= 2 &&
+           std::isalpha(static_cast<unsigned char>(word[name])) != 0;
+}
+
+// An option that `app` (the program, or the command `of`) lacks: "unknown option
+// '--versio'; did you mean '--version'?", or its options when none is close.
+std::string unknown_option_message(const CLI::App& app, const std::string& word,
+                                   const std::string& of) {
+    const auto typed = word.substr(0, word.find('=')); // --debugf=/x: the option's name
+    const auto names = option_names(app);
+    const auto close = closest_names(typed, names);
     if (close.empty()) {
-        return fmt::format("unknown command '{}'; the commands are: {}", *word,
+        return fmt::format("unknown option '{}'{}; the options {} are: {}", typed, of,
+                           of.empty() ? "before a command" : "of " + app.get_name(),
                            fmt::join(names, ", "));
     }
-    std::string alternatives = fmt::format("'{}'", close.front());
-    for (std::size_t i = 1; i < close.size(); ++i) {
-        alternatives += fmt::format("{}'{}'", i + 1 == close.size() ? " or " : ", ", close[i]);
+    return fmt::format("unknown option '{}'{}; did you mean {}?", typed, of,
+                       quoted_alternatives(close));
+}
+
+// For a word CLI11 put aside, which it reports as "A subcommand is required" (before any
+// command) or "The following argument was not expected": an option the program or the
+// command lacks (`memcg-statctl --versio`, `memcg-statctl stats --jsn`), or, with no command,
+// a word that is not one (`memcg-statctl stauts`): "unknown command 'stauts'; did you mean
+// 'status'?", or the list of commands when none is close.
+std::optional<std::string> unknown_word_message(const CLI::App& app,
+                                                const std::vector<Command>& commands) {
+    if (app.get_subcommands().empty()) {
+        // The first word put aside is the mistake (`experimnet update-flush --runs 3`: the
+        // command, not --runs, which belongs to it).
+        const auto rest = app.remaining();
+        const auto word = std::find_if(rest.begin(), rest.end(), [](const std::string& w) {
+            return looks_like_option(w) || w.rfind('-', 0) != 0;
+        });
+        if (word == rest.end()) {
+            return std::nullopt;
+        }
+        if (looks_like_option(*word)) {
+            return unknown_option_message(app, *word, "");
+        }
+        std::vector<std::string> names;
+        names.reserve(commands.size());
+        for (const auto& c : commands) {
+            names.push_back(c.app->get_name());
+        }
+        const auto close = closest_names(*word, names);
+        if (close.empty()) {
+            return fmt::format("unknown command '{}'; the commands are: {}", *word,
+                               fmt::join(names, ", "));
+        }
+        return fmt::format("unknown command '{}'; did you mean {}?", *word,
+                           quoted_alternatives(close));
     }
-    return fmt::format("unknown command '{}'; did you mean {}?", *word, alternatives);
+    std::vector<const CLI::App*> apps{&app};
+    for (const auto* sub : app.get_subcommands()) {
+        apps.push_back(sub);
+    }
+    for (const auto* a : apps) {
+        for (const auto& word : a->remaining()) {
+            if (looks_like_option(word)) {
+                return unknown_option_message(*a, word, a == &app ? "" : " of " + a->get_name());
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -120,7 +186,7 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         if (e.get_exit_code() == 0) {
             return app.exit(e, env.out, env.err);
         }
-        if (const auto message = unknown_command_message(app, commands)) {
+        if (const auto message = unknown_word_message(app, commands)) {
             fmt::print(env.err, "{}: {}\n", app.get_name(), *message);
             return static_cast<int>(ExitCode::usage);
         }

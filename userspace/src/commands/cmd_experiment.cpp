@@ -80,6 +80,8 @@ void run_experiment(const Context& ctx, const ExperimentOptions& opt) {
         r.environment = current_environment(&client);
         r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
         r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
+        r.parameters.emplace_back("parent", e.parent().dir().string());
+        r.parameters.emplace_back("parent_from", e.parent().why());
         fmt::print(
             out, "experiment {}: {}\nreport: docs/background.md#{}\nreference: {}\nclaim: {}\n",
             recipe->name, recipe->summary, recipe->report_id, recipe->reference, recipe->claim);
@@ -187,6 +189,10 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
                     "JSON results file, rewritten after every run (default "
                     "experiment-NAME.json)")
         ->type_name("FILE");
+    sub->add_option("--parent", opt->parent,
+                    "build the cgroups below this existing cgroup (default: the tool's own "
+                    "cgroup when systemd delegated it, else the root)")
+        ->type_name("CGROUP");
     sub->add_option("--plot", opt->plot,
                     "SVG/PNG plot (default experiment-NAME.svg; -SUFFIX per table when several)")
         ->type_name("FILE");

@@ -73,9 +73,14 @@ Experiment::Experiment(DebugfsClient client, std::ostream& err, const Experiment
       file_(file), insns_(InsnCounter::from_environment()) {
     client_.require_module();
     backend_ = std::make_unique<LibcgroupBackend>();
-    for (const auto& left : remove_leftover_groups(*backend_)) {
-        fmt::print(err_, "{} leftover cgroup {} of dead process {}\n",
-                   left.removed ? "removed" : "warning: cannot remove", left.name, left.owner);
+    parent_ = std::make_unique<CgroupParent>(*backend_, opt_.parent);
+    for (const auto& left : remove_leftover_groups(*backend_, process_alive, parent_->rel())) {
+        const auto dir = (backend_->mount() / left.name).string();
+        if (left.removed) {
+            fmt::print(err_, "removed leftover cgroup {} of dead process {}\n", dir, left.owner);
+        } else {
+            fmt::print(err_, "warning: cannot remove leftover cgroup {}: {}\n", dir, left.error);
+        }
     }
 }
 
@@ -169,7 +174,7 @@ void Experiment::save_partial() const {
 }
 
 Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgroups) {
-    CgroupHierarchy hierarchy(*backend_, cgroups, job.depth);
+    CgroupHierarchy hierarchy(*backend_, cgroups, job.depth, ::getpid(), parent_->rel());
     if (job.leaf_memory_max > 0) {
         for (std::size_t i = 0; i < hierarchy.leaf_count(); ++i) {
             const auto file = hierarchy.leaf_dir(i) / "memory.max";

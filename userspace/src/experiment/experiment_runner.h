@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "memcg_statctl/cgroup/cgroup_backend.h"
+#include "memcg_statctl/cgroup/cgroup_placement.h"
 #include "memcg_statctl/debugfs/debugfs_client.h"
 #include "memcg_statctl/experiment/experiment.h"
 #include "memcg_statctl/output/results_file.h"
@@ -38,6 +39,7 @@ struct ExperimentOptions {
     std::optional<std::uint64_t> size_mib; // refault / readtwice file size; per recipe when unset
     std::string json;                      // default experiment-NAME.json
     std::string plot;                      // default experiment-NAME.svg
+    std::optional<std::string> parent;     // --parent; else as run/sweep (cgroup_placement.h)
 };
 
 struct Variant {
@@ -101,11 +103,13 @@ private:
 class Experiment {
 public:
     // `result` collects every finished run; `file` (when set) is rewritten after each.
-    // Progress and leftover cgroups are reported on `err`.
+    // Progress and leftover cgroups are reported on `err`. The cgroups go below the parent
+    // run and sweep would choose (CgroupParent: --parent, a delegated own cgroup, the root).
     Experiment(DebugfsClient client, std::ostream& err, const ExperimentOptions& opt,
                ExperimentResult& result, const ResultsFile* file);
     const DebugfsClient& client() const { return client_; }
     const ExperimentOptions& options() const { return opt_; }
+    const CgroupParent& parent() const { return *parent_; }
     // Whether runs are counted in guest instructions (and reports carry the twins).
     bool counting_instructions() const { return insns_ != nullptr; }
     // The report a verdict rests on: metric k's twin per 10^9 guest instructions when
@@ -143,6 +147,7 @@ private:
     DebugfsClient client_;
     Restorers restorers_;
     std::unique_ptr<CgroupBackend> backend_;
+    std::unique_ptr<CgroupParent> parent_; // after backend_: destroyed before it
     NameValues fixed_;
     ExperimentResult& result_;
     const ResultsFile* file_;

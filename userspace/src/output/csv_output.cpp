@@ -31,6 +31,24 @@ void line(std::ostream& out, const std::vector<std::string>& cells) {
     out << s << '\n';
 }
 
+// A field of a JSON row as a cell: empty for null, integers exact (counters are u64, no
+// %g), other numbers as number() does.
+std::string json_cell(const Json& v) {
+    if (v.is_null()) {
+        return "";
+    }
+    if (v.is_boolean()) {
+        return v.get<bool>() ? "true" : "false";
+    }
+    if (v.is_string()) {
+        return v.get<std::string>();
+    }
+    if (v.is_number_float()) {
+        return number(v.get<double>());
+    }
+    return v.dump();
+}
+
 // Non-tabular reports are written in long form: one `name,value` row per datum.
 void name_values(std::ostream& out, const NameValues& nv) {
     line(out, {"name", "value"});
@@ -101,66 +119,46 @@ void CsvOutput::comparison(const ComparisonReport& r) {
     // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
     // row of the JSON document (`rows[]`), nested ones by path: `counters.flush_requests`,
     // `derived.flushes_per_sec`, `memory_stat.pgfault` (union over all rows, first-seen
-    // order). `samples` is left out: it is a list.
-    std::vector<std::string> counters;
-    std::vector<std::string> derived;
-    std::vector<std::string> memory;
-    const auto add = [](std::vector<std::string>& v, const std::string& name) {
-        if (std::find(v.begin(), v.end(), name) == v.end()) {
-            v.push_back(name);
-        }
+    // order). `samples` is left out: it is a list. Each cell is taken from that JSON row
+    // (comparison_row_json), so the two formats cannot disagree: a null there (stddev of
+    // one run, no statistics without runs, no %change for the baseline) is an empty cell.
+    struct Column {
+        std::string group; // "" for a field of the row itself
+        std::string key;
     };
+    std::vector<Column> columns;
+    for (const char* field :
+         {"value", "n", "mean", "median", "stddev", "percent_change", "p_value", "significant"}) {
+        columns.push_back({"", field});
+    }
+    std::vector<Json> rows;
+    rows.reserve(r.rows.size());
     for (const auto& row : r.rows) {
-        for (const auto& [name, value] : row.mean_counter_deltas.entries()) {
-            add(counters, name);
-        }
-        for (const auto& d : row.derived) {
-            add(derived, d.name);
-        }
-        for (const auto& [name, value] : row.mean_memory_stat) {
-            add(memory, name);
-        }
+        rows.push_back(comparison_row_json(row));
     }
-    std::vector<std::string> header{"knob",   "value",          "n",       "mean",       "median",
-                                    "stddev", "percent_change", "p_value", "significant"};
-    for (const auto& name : counters) {
-        header.push_back("counters." + json_key(name));
-    }
-    for (const auto& name : derived) {
-        header.push_back("derived." + json_key(name));
-    }
-    for (const auto& name : memory) {
-        header.push_back("memory_stat." + name);
-    }
-    line(out_, header);
-    for (const auto& row : r.rows) {
-        const bool none = row.summary.n == 0;
-        std::vector<std::string> cells{r.knob,
-                                       row.value,
-                                       std::to_string(row.summary.n),
-                                       none ? "" : number(row.summary.mean),
-                                       none ? "" : number(row.summary.median),
-                                       none ? "" : number(row.summary.stddev),
-                                       optional_number(row.percent_change),
-                                       optional_number(row.p_value),
-                                       row.significant ? "true" : "false"};
-        for (const auto& name : counters) {
-            const auto v = row.mean_counter_deltas.get(name);
-            cells.push_back(v ? std::to_string(*v) : std::string()); // exact u64, no %g
-        }
-        for (const auto& name : derived) {
-            const auto it = std::find_if(row.derived.begin(), row.derived.end(),
-                                         [&](const DerivedValue& d) { return d.name == name; });
-            cells.push_back(it == row.derived.end() ? "" : optional_number(it->value));
-        }
-        for (const auto& name : memory) {
-            std::string cell;
-            for (const auto& [n, v] : row.mean_memory_stat) {
-                if (n == name) {
-                    cell = std::to_string(v);
+    for (const char* group : {"counters", "derived", "memory_stat"}) {
+        for (const auto& row : rows) {
+            for (const auto& item : row.at(group).items()) {
+                const auto& key = item.key(); // not a structured binding: captured below
+                const bool seen = std::any_of(columns.begin(), columns.end(), [&](const Column& c) {
+                    return c.group == group && c.key == key;
+                });
+                if (!seen) {
+                    columns.push_back({group, key});
                 }
             }
-            cells.push_back(cell);
+        }
+    }
+    std::vector<std::string> header{"knob"};
+    for (const auto& c : columns) {
+        header.push_back(c.group.empty() ? c.key : c.group + "." + c.key);
+    }
+    line(out_, header);
+    for (const auto& row : rows) {
+        std::vector<std::string> cells{r.knob};
+        for (const auto& c : columns) {
+            const auto& parent = c.group.empty() ? row : row.at(c.group);
+            cells.push_back(parent.contains(c.key) ? json_cell(parent.at(c.key)) : std::string());
         }
         line(out_, cells);
     }

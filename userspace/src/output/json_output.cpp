@@ -6,19 +6,16 @@
 namespace memcg_statctl {
 namespace {
 
-// A knob's value as scripts want it: a number when it is one (flush_threshold 2000),
-// else the string (flush_mode kernel).
-Json knob_value_json(const std::string& value) {
+// A knob's or version key's value as scripts want it: a number when it is an unsigned
+// integer (flush_threshold 2000, abi 1), else the string (flush_mode kernel, generation 6.1,
+// module 0.1.0: versions, which a number would turn into 6.1 == 6.10).
+Json value_json(const std::string& value) {
     const auto number = parse_u64(value);
     return number ? Json(*number) : Json(value);
 }
 
-Json knobs_json(const NameValues& knobs) {
-    return pairs_json(knobs, knob_value_json);
-}
-
-Json name_values_json(const NameValues& nv) {
-    return pairs_json(nv, [](const std::string& v) { return Json(v); });
+Json values_json(const NameValues& nv) {
+    return pairs_json(nv, value_json);
 }
 
 } // namespace
@@ -48,9 +45,9 @@ void JsonOutput::status(const StatusReport& r) {
     }
     const Json j = {{"loaded", true},
                     {"debugfs", r.root.string()},
-                    {"version", name_values_json(r.version.entries)},
+                    {"version", values_json(r.version.entries)},
                     {"hooks", hooks},
-                    {"knobs", knobs_json(r.knobs)},
+                    {"knobs", values_json(r.knobs)},
                     {"problems", problems}};
     out_ << j.dump(2) << '\n';
 }
@@ -79,7 +76,7 @@ void JsonOutput::interval(const IntervalReport& r) {
 }
 
 void JsonOutput::knobs(const KnobReport& r) {
-    out_ << knobs_json(r.knobs).dump(2) << '\n';
+    out_ << values_json(r.knobs).dump(2) << '\n';
 }
 
 void JsonOutput::run(const RunReport& r) {
