@@ -1100,7 +1100,10 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+# Interrupted or timed out (run_tests.sh's `timeout` sends TERM): the
+# shell's own status for the signal, so the runner reports a timeout as one.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 set -- $TESTS
 [ -n "$KSFT_TAP_LEVEL" ] || echo "TAP version 13"
