@@ -89,7 +89,7 @@ readme-check: userspace
 # lane alone leaves the second core idle. The lanes share no kernel's build
 # directory, and guest-prep.sh first makes what they do share.
 ## make check                 deps, unit, cited paths, make help, checkpatch, then two lanes
-##                            side by side: check-lane-a and check-lane-b (about 45 minutes)
+##                            side by side: check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
 	$(MAKE) unit
