@@ -296,6 +296,9 @@ static int mcs_set_threshold(const char *text)
 
 	if (mcs_knob_parse_u64(text, 0, MCS_THRESHOLD_MAX, &v))
 		return -EINVAL;
+	/* Like the other flush knobs: nothing would read it. */
+	if (!mcs_available)
+		return -EOPNOTSUPP;
 	WRITE_ONCE(mcs_threshold, v);
 	return 0;
 }

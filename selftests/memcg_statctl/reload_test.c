@@ -13,9 +13,13 @@
  * "Near zero": each cycle measures every counter's rate over RUN_MS while
  * loaded; right after the next load a counter may hold at most what that
  * rate gives over the load-to-read interval, times 3, plus 64.
+ *
+ * without_flush_control loads the module once with flush_hooks=0: the
+ * flush knobs must then refuse writes (EOPNOTSUPP) and keep their values.
  */
 #define _GNU_SOURCE
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -224,8 +228,108 @@ fail:
 	return KSFT_FAIL;
 }
 
+/* A valid value of each flush knob that none of them has by default. */
+static const char *const flush_knob_writes[][2] = {
+	{ "flush_mode", "always" },
+	{ "flush_threshold", "1000" },
+	{ "flush_period_ms", "500" },
+	{ "update_flush_every", "32" },
+};
+
+/* Every flush knob refuses a valid write with EOPNOTSUPP and keeps its value. */
+static int flush_knobs_refuse(void)
+{
+	char before[64], after[64];
+	int bad = 0, r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(flush_knob_writes); i++) {
+		const char *knob = flush_knob_writes[i][0];
+		const char *val = flush_knob_writes[i][1];
+		ssize_t w;
+
+		if (statctl_read_line(knob, before, sizeof(before))) {
+			diag("%s unreadable", knob);
+			bad++;
+			continue;
+		}
+		w = statctl_write(knob, val, strlen(val));
+		r = statctl_read_line(knob, after, sizeof(after));
+		if (w != -EOPNOTSUPP) {
+			diag("%s '%s' without flush control gave %zd, want EOPNOTSUPP (%d)",
+			     knob, val, w, -EOPNOTSUPP);
+			bad++;
+		}
+		if (r || strcmp(before, after)) {
+			diag("%s was '%s', reads '%s' after the refused write",
+			     knob, before, r ? "?" : after);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * Loaded with flush_hooks=0: version says flush_control off, the flush
+ * knobs refuse every write (module/ABI.md) and there are no flush.*
+ * counters, while stock_hooks and counting work. Then the module is
+ * loaded again as the harness had it.
+ */
+static int test_without_flush_control(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	struct kmsg_mark mark;
+	char fc[64] = "";
+	uint64_t v;
+	int bad = 0, r;
+
+	if (!ko) {
+		diag("no module file to reload from (" KO_SOURCES ")");
+		return KSFT_SKIP;
+	}
+	if (kmsg_mark(&mark, "reload_test flush_hooks=0"))
+		return KSFT_FAIL;
+	r = module_unload(MODULE_NAME, 5000);
+	if (!r)
+		r = module_load(ko, "flush_hooks=0");
+	if (r) {
+		diag("reload with flush_hooks=0: %s", strerror(-r));
+		bad++;
+		goto out;
+	}
+	if (version_get("flush_control", fc, sizeof(fc)) || strcmp(fc, "off")) {
+		diag("flush_control '%s', want off", fc);
+		bad++;
+	}
+	bad += flush_knobs_refuse();
+	if (!stat_get("flush.requests", &v)) {
+		diag("flush.requests present without flush control");
+		bad++;
+	}
+	if (statctl_write("stock_hooks", "0", 1) != 1 ||
+	    statctl_write("stock_hooks", "1", 1) != 1) {
+		diag("stock_hooks refused a write without flush control");
+		bad++;
+	}
+	diag("flush_hooks=0: flush_control %s, %s", fc,
+	     bad ? "see above" : "every flush knob refused its write");
+out:
+	if (module_loaded(MODULE_NAME) && module_unload(MODULE_NAME, 5000))
+		bad++;
+	r = module_load(ko, params);
+	if (r) {
+		diag("reload as before: %s", strerror(-r));
+		bad++;
+	}
+	if (!kmsg_clean(&mark))
+		bad++;
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 static const struct test tests[] = {
 	{ test_reload_cycles, "reload_cycles_under_load" },
+	{ test_without_flush_control, "without_flush_control" },
 };
 
 int main(void)
