@@ -935,22 +935,21 @@ static int report(struct run *run, int ncpu, bool tcg)
 	for (i = 0; i <= NKNOBS; i++) {
 		struct writer *w = &run->w[i];
 
-		if (w->k && !knob_settable(w->k))
+		v += w->t.violations;
+		if (w->k && !knob_settable(w->k)) {
 			diag("%-18s writes/s %.1f, all refused (%lu: EOPNOTSUPP, or EINVAL if invalid), %lu bad",
 			     w->t.who, per_s(w->rejected, s), w->rejected,
 			     w->t.violations);
-		else
-			diag("%-18s writes/s %.1f valid (%lu accepted), %.1f invalid (%lu EINVAL), %lu bad",
-			     w->t.who, per_s(w->accepted, s), w->accepted,
-			     per_s(w->rejected, s), w->rejected,
-			     w->t.violations);
-		v += w->t.violations;
-		if (w->k && !knob_settable(w->k)) {
 			if (!w->rejected) {
 				diag("%s: no write done", w->t.who);
 				bad++;
 			}
-		} else if (!w->accepted || !w->rejected) {
+			continue;
+		}
+		diag("%-18s writes/s %.1f valid (%lu accepted), %.1f invalid (%lu EINVAL), %lu bad",
+		     w->t.who, per_s(w->accepted, s), w->accepted,
+		     per_s(w->rejected, s), w->rejected, w->t.violations);
+		if (!w->accepted || !w->rejected) {
 			diag("%s: no valid or no invalid write done",
 			     w->t.who);
 			bad++;
