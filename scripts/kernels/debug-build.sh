@@ -116,8 +116,17 @@ if [ ! -e "$obj/.configured" ]; then
 fi
 
 log "building $name in $obj (nice 19, -j2; log: $obj/build.log)"
-nice -n 19 make -C "$src" O="$obj" -j2 >"$obj/build.log" 2>&1 ||
+# The CPU time of the build (user and system of make and its children) says
+# what the build costs whatever else the host runs; a resumed build counts
+# only its last part, and the record says so.
+resumed=
+if [ -e "$obj/init/main.o" ]; then
+	resumed=", resumed from an earlier partial build"
+fi
+TIMEFORMAT='%U %S'
+{ time nice -n 19 make -C "$src" O="$obj" -j2 >"$obj/build.log" 2>&1; } 2>"$dir/build-cpu" ||
 	die "$name: kernel build failed, see $obj/build.log"
+read -r cpu_user cpu_sys <"$dir/build-cpu"
 krel=$(make_k -s kernelrelease)
 rm -rf "$root"
 mkdir -p "$root/boot"
@@ -130,8 +139,8 @@ write_env
 secs=$(($(date +%s) - start))
 # Wall time with the load average at both ends: on a shared host the build
 # competes with everything else, and the figure says little without them.
-echo "${secs}s wall time, make -j2 under nice 19 on $(nproc) cpus," \
-	"load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end" \
-	>"$dir/build-time"
+echo "${secs}s wall time, ${cpu_user%.*}s user + ${cpu_sys%.*}s system CPU," \
+	"make -j2 under nice 19 on $(nproc) cpus, load average $load_start at the start," \
+	"$(cut -d' ' -f1 /proc/loadavg) at the end$resumed" >"$dir/build-time"
 touch "$dir/.built"
 log "kernel $name: $krel built: $(cat "$dir/build-time")"
