@@ -20,9 +20,9 @@
  *      The last unload is made from the most hostile setting (never, period
  *      0, update_flush_every 64, stock_hooks 0). Then, with the load
  *      stopped and the module gone, the kernel's flushing must be back
- *      (kernel_flush_restored() of lib.h: no ftrace callback of the
- *      module left, a 20 MiB fault shows in memory.stat within 4 s, the
- *      kernel's periodic flush work runs). The kernel log stays clean (no
+ *      (kernel_flush_restored() of lib.h: no function the module hooked
+ *      keeps an ftrace callback, a 20 MiB fault shows in memory.stat
+ *      within 4 s, the kernel's periodic flush work runs). The kernel log stays clean (no
  *      WARNING, BUG, Oops, Call Trace) and the module is loaded again at
  *      the end.
  *
@@ -235,6 +235,7 @@ static int test_cycles(void)
 	const char *params = getenv("MEMCG_STATCTL_PARAMS");
 	bool defaults = !params || !*params, tcg = under_tcg();
 	struct child fl = { 0 }, ms = { 0 }, sr = { 0 };
+	struct hook_targets targets;
 	struct kmsg_mark mark;
 	char cg[256], desc[64];
 	struct phases ph = { 0 };
@@ -251,7 +252,8 @@ static int test_cycles(void)
 		return KSFT_FAIL;
 	}
 	sh = shared_alloc(sizeof(*sh));
-	if (!sh || kmsg_mark(&mark, "fault_test"))
+	if (!sh || kmsg_mark(&mark, "fault_test") ||
+	    hook_targets_read(&targets))	/* every load hooks the same */
 		return KSFT_FAIL;
 	if (cg_create_leaf("fault_cycles", cg, sizeof(cg)))
 		return KSFT_FAIL;
@@ -366,7 +368,7 @@ out:
 		unpin();	/* the load is gone; spinners on every cpu */
 
 	if (!module_loaded(MODULE_NAME)) {
-		bad += kernel_flush_restored();
+		bad += kernel_flush_restored(&targets);
 		r = module_load(ko, params);
 		if (r) {
 			diag("final finit_module: %s", strerror(-r));

@@ -1294,15 +1294,6 @@ int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
 	return n;
 }
 
-static bool line_contains(const char *line, const void *needle)
-{
-	return !needle || strstr(line, needle);
-}
-
-int ftrace_enabled_lines(const char *needle)
-{
-	return ftrace_enabled_match(line_contains, needle);
-}
 
 int set_nice(pid_t pid, int nice)
 {
@@ -1381,7 +1372,43 @@ bool counters_present(const char *const *names, size_t n)
 #define RESTORED_PAGES		(20 * MiB / PAGE_SZ)
 #define KERNEL_PERIODIC_FN	"flush_memcg_stats_dwork"
 
-int kernel_flush_restored(void)
+int hook_targets_read(struct hook_targets *t)
+{
+	struct hooks hs;
+	int i, j, r;
+
+	t->n = 0;
+	r = hooks_read(&hs);
+	if (r)
+		return r;
+	for (i = 0; i < hs.n; i++) {
+		if (!strcmp(hs.h[i].state, "missing"))
+			continue;
+		for (j = 0; j < t->n && strcmp(t->name[j], hs.h[i].target); j++)
+			;
+		if (j == t->n)
+			snprintf(t->name[t->n++], sizeof(t->name[0]), "%s",
+				 hs.h[i].target);
+	}
+	return 0;
+}
+
+/* an enabled_functions line of one of the functions the module hooked */
+static bool line_is_target(const char *line, const void *arg)
+{
+	const struct hook_targets *t = arg;
+	char fn[256];
+	int i;
+
+	if (sscanf(line, "%255s", fn) != 1)
+		return false;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(fn, t->name[i]))
+			return true;
+	return false;
+}
+
+int kernel_flush_restored(const struct hook_targets *targets)
 {
 	struct child c, spin[64];
 	size_t big = RESTORED_PAGES;
@@ -1389,12 +1416,14 @@ int kernel_flush_restored(void)
 	char cg[256];
 	int bad = 0, n, runs, r;
 
-	r = ftrace_enabled_lines(MODULE_NAME);
+	r = ftrace_enabled_match(line_is_target, targets);
 	if (r < 0) {
 		diag("enabled_functions unavailable (%d): not checked", r);
-	} else if (r) {
-		diag("%d functions still carry a callback of the module", r);
-		bad++;
+	} else {
+		diag("after unload: %d of the %d functions the module hooked still traced",
+		     r, targets->n);
+		if (r)
+			bad++;
 	}
 
 	if (cg_create_leaf("flush_restored", cg, sizeof(cg)))

@@ -264,21 +264,29 @@ void *shared_alloc(size_t size);
  */
 int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
 			 const void *arg);
-/* ftrace_enabled_match() of the lines containing NEEDLE (all when NULL). */
-int ftrace_enabled_lines(const char *needle);
 /* The tracefs mount (/sys/kernel/tracing or under debugfs), or NULL. */
 const char *tracefs(void);
 int set_nice(pid_t pid, int nice);	/* setpriority(PRIO_PROCESS) */
+/* The kernel functions the module hooks (hooks' targets not `missing`). */
+struct hook_targets {
+	char name[HOOKS_MAX][NAME_LEN * 2];
+	int n;
+};
+
+/* Reads them from `hooks` while the module is loaded; 0 or -errno. */
+int hook_targets_read(struct hook_targets *t);
 /*
  * After the module's unload, the kernel's flushing as without the module:
- * no function carries an ftrace callback of the module (enabled_functions),
- * a 20 MiB fault in a fresh cgroup shows in its memory.stat within 4 s, and
- * the kernel's periodic flush work (flush_memcg_stats_dwork, seen through
- * the workqueue_execute_start tracepoint, cpus kept busy since it is
+ * no function of TARGETS (read before the unload) keeps an ftrace callback
+ * (enabled_functions: a callback of a module that is gone shows as a bare
+ * address, so the lines are matched by function), a 20 MiB fault in a
+ * fresh cgroup shows in its memory.stat within 4 s, and the kernel's
+ * periodic flush work (flush_memcg_stats_dwork, seen through the
+ * workqueue_execute_start tracepoint, cpus kept busy since it is
  * deferrable) runs at least once in 5 s. Returns the number of problems,
  * each said in a diagnostic; a check tracefs cannot make is said and
  * skipped.
  */
-int kernel_flush_restored(void);
+int kernel_flush_restored(const struct hook_targets *targets);
 
 #endif

@@ -3,19 +3,22 @@
  * Concurrency stress: every knob, `reset` and every reader of the debugfs
  * directory at once, under a memcg load, for a bounded time.
  *
- *  stress  For DURATION seconds (default 60; the first argument or
+ *  stress  For DURATION seconds (default 120; the first argument or
  *          $MEMCG_STATCTL_STRESS_S sets it, 1..86400), all at once:
  *          - one writer per knob: flush_mode over its four modes,
  *            flush_threshold 0, 1, 64, the kernel's (64 x online cpus),
  *            2^40, 2^62; flush_period_ms 0, 10, 500, 2000 (the kernel's),
  *            3600000; update_flush_every 0, 1, 32, 2^24; stock_hooks 0, 1.
- *            Every fifth write, from the first, is invalid (out of range
- *            or malformed) and must fail with EINVAL; a valid one must succeed and read
- *            back as written (each knob has this one writer);
+ *            The valid values are written in turn (from a random one);
+ *            every fifth write, from the first, is invalid (out of range
+ *            or malformed) and must fail with EINVAL; a valid one must
+ *            succeed and read back as written (each knob has this one
+ *            writer);
  *          - a writer of `reset`: valid writes start a new reset epoch
  *            under a lock that the `stats` samplers take to read; invalid
  *            ones must fail with EINVAL and start no epoch, so a wrong
- *            reset shows as a counter going down;
+ *            reset shows as a counter going down. In the last quarter of
+ *            the run it writes only invalid values: one epoch spans it;
  *          - readers: two of `stats`, one of `hooks`, one of the knobs and
  *            `version`;
  *          - a load, one child of each kind per cpu: page faults in memcg
@@ -23,17 +26,20 @@
  *            memcg leaves, memory.stat readers of those leaves, and leaves
  *            created, charged (anonymous and tmpfs pages that outlive the
  *            leaf) and removed.
- *          Judged: every write as above; no counter of `stats` went down
- *          between two reads of one epoch; the hits of a hook attached at
- *          two reads did not go down; the sets of counters and hooks and
- *          the `version` text never changed; no hook `failed`; every knob
- *          always read a value it allows; no value looks like a wrapped
- *          negative number; no load child failed. Afterwards, knobs back to
- *          their values from before and the load gone, at quiescence:
- *          flush.requests = flush.performed + flush.skipped; and the kernel
- *          log since the start has no WARNING, BUG, Oops, lockdep, KASAN,
- *          UBSAN, "sleeping function", stall or lockup line. Prints the rate
- *          of each kind of operation and the invariants' counts.
+ *          Judged: every write as above, and every valid value of each
+ *          knob written at least once (else the run was too short to
+ *          judge); no counter of `stats` went down between two reads of
+ *          one epoch; the hits of a hook attached at two reads did not go
+ *          down; the sets of counters and hooks and the `version` text
+ *          never changed; no hook `failed`; every knob always read a value
+ *          it allows; no value looks like a wrapped negative number; no
+ *          load child failed. Afterwards, knobs back to their values from
+ *          before and the load gone, at quiescence: flush.requests =
+ *          flush.performed + flush.skipped over the last epoch (at least
+ *          one request); and the kernel log since the start has no
+ *          WARNING, BUG, Oops, lockdep, KASAN, UBSAN, "sleeping function",
+ *          stall or lockup line. Prints the rate of each kind of operation
+ *          and the invariants' counts.
  *          Without flush control (version's flush_control not `available`,
  *          e.g. PREEMPT_RT 6.1) the same, except that every write of a
  *          flush knob must fail with EOPNOTSUPP (EINVAL allowed for an
@@ -73,7 +79,7 @@
 
 #include "lib.h"
 
-#define DEFAULT_S	60
+#define DEFAULT_S	120
 #define MAX_S		86400
 #define PER_KIND_MAX	32	/* load children of one kind */
 #define FAULT_PAGES	64	/* per mmap of a faulting child */
@@ -253,16 +259,26 @@ struct writer {
 	const struct knob *k;	/* NULL: the `reset` writer */
 	int cpu;
 	unsigned int seed;
+	unsigned int next_good;	/* valid values in turn, from a random one */
+	unsigned long done_good;	/* bit i: good[i] written and judged */
 	unsigned long writes, accepted, rejected;
 	struct tally t;
 };
+
+/*
+ * The last quarter of the run is one reset epoch: the resetter then writes
+ * only invalid values, so the flush invariant judged afterwards covers
+ * that much of the load, every knob writer still at work.
+ */
+static atomic_int last_epoch;
 
 static void knob_writer_step(struct writer *w)
 {
 	const struct knob *k = w->k;
 	bool bad = w->writes++ % INVALID_1_IN == 0;
-	const char *const *list = bad ? k->bad : k->good;
-	const char *val = list[rand_r(&w->seed) % count_of(list)];
+	unsigned int i = bad ? rand_r(&w->seed) % count_of(k->bad) :
+			       w->next_good++ % count_of(k->good);
+	const char *val = bad ? k->bad[i] : k->good[i];
 	char want[32], got[64];
 	int r = knob_write(k->name, val);
 
@@ -270,11 +286,14 @@ static void knob_writer_step(struct writer *w)
 	want[strcspn(want, "\n")] = 0;
 	if (!knob_settable(k)) {
 		/* a refused write, checked whatever its value */
-		if (r == -EOPNOTSUPP || (bad && r == -EINVAL))
-			w->rejected++;
-		else
+		if (r != -EOPNOTSUPP && !(bad && r == -EINVAL)) {
 			violation(&w->t, "'%s' without flush control gave %d, want EOPNOTSUPP",
 				  want, r);
+			return;
+		}
+		w->rejected++;
+		if (!bad)
+			w->done_good |= 1UL << i;
 		return;
 	}
 	if (bad) {
@@ -295,6 +314,8 @@ static void knob_writer_step(struct writer *w)
 		violation(&w->t, "read back after '%s': %d", want, r);
 	else if (strcmp(got, want))
 		violation(&w->t, "wrote '%s', reads back '%s'", want, got);
+	else
+		w->done_good |= 1UL << i;
 }
 
 static void reset_writer_step(struct writer *w)
@@ -302,7 +323,7 @@ static void reset_writer_step(struct writer *w)
 	const char *val;
 	ssize_t r;
 
-	if (w->writes++ % INVALID_1_IN == 0) {
+	if (w->writes++ % INVALID_1_IN == 0 || atomic_load(&last_epoch)) {
 		val = reset_bad[rand_r(&w->seed) % count_of(reset_bad)];
 		r = statctl_write("reset", val, strlen(val));
 		if (r == -EINVAL)
@@ -869,7 +890,7 @@ static double per_s(unsigned long n, double s)
 struct run {
 	struct writer w[NKNOBS + 1];
 	struct reader samplers[2], hooks_rd, knob_rd;
-	double secs, load_secs;
+	double secs, load_secs, last_epoch_secs;
 	unsigned long load_ops[L_KINDS], load_errors[L_KINDS];
 };
 
@@ -894,6 +915,8 @@ static void threads_start(struct run *run, int ncpu, bool tcg)
 		w->t.who = w->k ? w->k->name : "reset";
 		w->cpu = tcg ? 0 : t++ % ncpu;
 		w->seed = seed + i;
+		if (w->k)
+			w->next_good = rand_r(&w->seed) % count_of(w->k->good);
 		thread_start(&w->th, writer_fn, w);
 	}
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++) {
@@ -922,6 +945,28 @@ static void threads_join(struct run *run)
 	pthread_join(run->knob_rd.th, NULL);
 }
 
+/*
+ * A writer that did not write each of its knob's valid values, or wrote
+ * no invalid one, tested too little: the run was too short for it.
+ */
+static int writer_too_idle(const struct writer *w)
+{
+	size_t n = w->k ? count_of(w->k->good) : 0;
+	int done = __builtin_popcountl(w->done_good);
+
+	if (w->k && done < (int)n) {
+		diag("%s: %d of its %zu valid values written: too few writes",
+		     w->t.who, done, n);
+		diag("(a longer run: MEMCG_STATCTL_STRESS_S)");
+		return 1;
+	}
+	if (!w->rejected || (!w->accepted && (!w->k || knob_settable(w->k)))) {
+		diag("%s: no valid or no invalid write done", w->t.who);
+		return 1;
+	}
+	return 0;
+}
+
 /* The figures, and the count of violations and of idle workers. */
 static int report(struct run *run, int ncpu, bool tcg)
 {
@@ -940,20 +985,13 @@ static int report(struct run *run, int ncpu, bool tcg)
 			diag("%-18s writes/s %.1f, all refused (%lu: EOPNOTSUPP, or EINVAL if invalid), %lu bad",
 			     w->t.who, per_s(w->rejected, s), w->rejected,
 			     w->t.violations);
-			if (!w->rejected) {
-				diag("%s: no write done", w->t.who);
-				bad++;
-			}
+			bad += writer_too_idle(w);
 			continue;
 		}
 		diag("%-18s writes/s %.1f valid (%lu accepted), %.1f invalid (%lu EINVAL), %lu bad",
 		     w->t.who, per_s(w->accepted, s), w->accepted,
 		     per_s(w->rejected, s), w->rejected, w->t.violations);
-		if (!w->accepted || !w->rejected) {
-			diag("%s: no valid or no invalid write done",
-			     w->t.who);
-			bad++;
-		}
+		bad += writer_too_idle(w);
 	}
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++) {
 		reads += run->samplers[i].reads;
@@ -997,7 +1035,8 @@ static int test_stress(void)
 	struct run *run = calloc(1, sizeof(*run));
 	pthread_rwlockattr_t attr;
 	struct kmsg_mark mark;
-	unsigned long long t0, fl[3];
+	unsigned long long t0, t_last = 0, fl[3];
+	unsigned long long run_ns = duration_s * 1000000000ULL;
 	ssize_t len;
 
 	if (!ch || !run || !knobs_present())
@@ -1029,8 +1068,12 @@ static int test_stress(void)
 	}
 	threads_start(run, ncpu, tcg);
 	t0 = now_ns();
-	while (now_ns() - t0 < duration_s * 1000000000ULL) {
+	while (now_ns() - t0 < run_ns) {
 		sleep_ms(200);
+		if (!t_last && now_ns() - t0 >= run_ns - run_ns / 4) {
+			atomic_store(&last_epoch, 1);
+			t_last = now_ns();
+		}
 		if (load_died(ch)) {
 			bad++;
 			break;
@@ -1038,6 +1081,7 @@ static int test_stress(void)
 	}
 	load_kill(ch);
 	run->load_secs = (now_ns() - t0) / 1e9;
+	run->last_epoch_secs = t_last ? (now_ns() - t_last) / 1e9 : 0;
 	atomic_store(&stop, 1);
 	threads_join(run);
 	run->secs = (now_ns() - t0) / 1e9;
@@ -1066,9 +1110,15 @@ out:
 		diag("flush.* never stood still for two reads");
 		bad++;
 	} else {
-		diag("invariant when quiet: flush.requests %llu %s performed %llu + skipped %llu",
+		diag("invariant when quiet, the last %.1f s of load in one epoch:",
+		     run->last_epoch_secs);
+		diag("  flush.requests %llu %s performed %llu + skipped %llu",
 		     fl[0], r ? "!=" : "=", fl[1], fl[2]);
 		bad += r;
+		if (!fl[0]) {
+			diag("no flush request since the last reset: nothing judged");
+			bad++;
+		}
 	}
 	r = kmsg_scan_with(&mark, klog_extra, ARRAY_SIZE(klog_extra));
 	if (r) {
@@ -1084,45 +1134,20 @@ out:
 
 /* ---- unload from where the stress ended -------------------------------------- */
 
-#define TARGETS_MAX	HOOKS_MAX
-
-/* The functions the module hooked, for ftrace_enabled_match() after unload. */
-struct targets {
-	char (*names)[NAME_LEN * 2];
-	int n;
-};
-
-/* an enabled_functions line of one of the functions the module hooked */
-static bool line_is_target(const char *line, const void *arg)
-{
-	const struct targets *t = arg;
-	char fn[256];
-	int i;
-
-	if (sscanf(line, "%255s", fn) != 1)
-		return false;
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(fn, t->names[i]))
-			return true;
-	return false;
-}
-
 static int test_unload(void)
 {
 	const char *ko = module_ko_path();
 	const char *params = getenv("MEMCG_STATCTL_PARAMS");
-	char targets[TARGETS_MAX][NAME_LEN * 2], end[NKNOBS][64] = { { 0 } };
+	char end[NKNOBS][64] = { { 0 } };
+	struct hook_targets targets;
 	struct kmsg_mark mark;
-	struct hooks hs;
-	int bad = 0, n = 0, i, j, r;
+	int bad = 0, i, r;
 
 	if (!ko) {
 		diag("MEMCG_STATCTL_KO is not set: cannot reload afterwards");
 		return KSFT_SKIP;
 	}
-	if (!knobs_present())
-		return KSFT_FAIL;
-	if (kmsg_mark(&mark, "stress_test unload"))
+	if (!knobs_present() || kmsg_mark(&mark, "stress_test unload"))
 		return KSFT_FAIL;
 	if (sh->have_end) {
 		for (i = 0; i < (int)NKNOBS; i++)
@@ -1135,21 +1160,11 @@ static int test_unload(void)
 	} else {
 		diag("the stress did not run to its end: unload as it is");
 	}
-	if (hooks_read(&hs))
-		return KSFT_FAIL;
-	for (i = 0; i < hs.n && n < TARGETS_MAX; i++) {
-		if (!strcmp(hs.h[i].state, "missing"))
-			continue;
-		for (j = 0; j < n && strcmp(targets[j], hs.h[i].target); j++)
-			;
-		if (j == n)
-			snprintf(targets[n++], sizeof(targets[0]), "%s",
-				 hs.h[i].target);
-	}
-
-	r = module_unload(MODULE_NAME, 5000);
+	r = hook_targets_read(&targets);
+	if (!r)
+		r = module_unload(MODULE_NAME, 5000);
 	if (r) {
-		diag("delete_module: %s", strerror(-r));
+		diag("hooks or delete_module: %s", strerror(-r));
 		return KSFT_FAIL;
 	}
 	if (!module_gone(MODULE_NAME)) {
@@ -1157,17 +1172,7 @@ static int test_unload(void)
 		     STATCTL_DIR);
 		bad++;
 	}
-	r = ftrace_enabled_match(line_is_target,
-				 &(struct targets){ targets, n });
-	if (r < 0) {
-		diag("enabled_functions unavailable (%d): not checked", r);
-	} else {
-		diag("after unload: %d of the %d functions the module hooked still traced",
-		     r, n);
-		if (r)
-			bad++;
-	}
-	bad += kernel_flush_restored();
+	bad += kernel_flush_restored(&targets);
 
 	r = module_load(ko, params);
 	if (r) {
