@@ -1,13 +1,15 @@
 #!/bin/bash
 # kmemleak-check.sh LOG KVER: judge the kmemleak report in the guest console
 # log LOG of kernel KVER (the block job-selftests.sh prints after the suite,
-# on a kernel built with kmemleak: the 6.1-debug row). Fails when a kernel
-# with kmemleak sent no report, when its scan failed, and on any leak whose
+# on a kernel built with kmemleak: the 6.1-debug row; the leaks suspected
+# before the module's first load are not in it, and the module is unloaded
+# before the scans). Fails when a kernel with kmemleak sent no report, when
+# its scan (or the unload before it) failed, and on any leak whose
 # allocation backtrace runs through memcg_statctl or a helper module of the
 # selftests (mcs_*): by name, or as a bare address, which is a frame of a
 # module no longer loaded, and the suite's modules are the only ones it
 # unloads. Other leaks are listed but do not fail the run: they come from
-# the kernel's own boot and drivers, which no change of this project can
+# the kernel's own code and drivers, which no change of this project can
 # fix, and kmemleak's reports of those include false positives.
 source "$(dirname "$0")/../lib.sh"
 

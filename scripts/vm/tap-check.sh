@@ -1,8 +1,9 @@
 #!/bin/bash
 # tap-check.sh LOG: judge a guest console log. Fails on a guest that did not
-# finish, on a missing or short TAP plan, on any "not ok", and on kernel log
+# finish, on a missing or short TAP plan, on any "not ok", on kernel log
 # lines that show a bug (in the dmesg section the guest printed; the kinds
-# are in scripts/vm/klog-splats.sh).
+# are in scripts/vm/klog-splats.sh), and on a kernel with lockdep whose
+# lockdep was off at the end.
 source "$(dirname "$0")/../lib.sh"
 
 logf=${1:?usage: tap-check.sh LOG}
@@ -29,6 +30,12 @@ klog=$(sed -n '/=== MCS-DMESG-BEGIN/,/=== MCS-DMESG-END/p' "$logf")
 if ! splats=$("$MCS_ROOT/scripts/vm/klog-splats.sh" "$logf"); then
 	bad "kernel log shows $(awk '{ n += $1 } END { print n }' <<<"$splats") bug report(s):"
 	while IFS= read -r line; do echo "  $line"; done <<<"$splats" >&2
+fi
+
+# A kernel with lockdep says whether it still checked at the end.
+lockdep=$(grep -m1 -a '=== MCS-LOCKDEP' "$logf" | tr -d '\r' || true)
+if [ -n "$lockdep" ] && ! grep -q 'debug_locks: 1 ' <<<"$lockdep"; then
+	bad "lockdep was off at the end of the run ($lockdep): see the kernel log"
 fi
 
 log "TAP: $((passed - skipped)) passed, $failed failed, $skipped skipped (of ${planned:-0} planned)"

@@ -36,7 +36,14 @@ timeout_s=$((timeout_s * factor))
 silent_s=$((silent_s * factor))
 smp=${MCS_VM_SMP:-2}
 mem=${MCS_VM_MEM:-2048}
-append="console=ttyS0 panic=-1 KSFT_TIMEOUT_SCALE=$factor ${MCS_VM_APPEND:-}"
+# The kernel log is judged whole at the end (klog-splats.sh): a buffer that
+# a long suite cannot wrap (Debian's is 128 KiB). A KASAN kernel reports
+# every bad access, not only the first.
+append="console=ttyS0 panic=-1 log_buf_len=16M KSFT_TIMEOUT_SCALE=$factor"
+if grep -qx 'CONFIG_KASAN=y' "$KCONFIG"; then
+	append+=" kasan_multi_shot"
+fi
+append+=" ${MCS_VM_APPEND:-}"
 
 qemu_cmd() { # ACCEL...
 	echo qemu-system-x86_64 -M pc "$@" -smp "$smp" -m "$mem" \
