@@ -121,7 +121,8 @@ check-lane-b:
 # (scripts/kernels/debug-build.sh, cached). Not in `check`: that kernel
 # build alone takes longer than all of `check`.
 ## make check-debug           build (once) a 6.1 kernel with lockdep, KASAN, kmemleak and
-##                            run the selftests in it (vmtest KVER=6.1-debug); not in check
+##                            run the selftests in it (vmtest KVER=6.1-debug); not in check:
+##                            run it before submitting any change to module/
 check-debug: deps
 	$(MAKE) userspace
 	scripts/kernels/debug-build.sh 6.1-debug
