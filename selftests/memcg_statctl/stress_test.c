@@ -53,13 +53,11 @@
  * This supersedes flush_knobs_test's former knob_stress (flush_mode and
  * flush_threshold writers under a fault load for 30 s).
  *
- * Under QEMU's TCG (under_tcg() in lib.h) every thread and child runs on
- * cpu 0: TCG stalls or oopses when ftrace patches a function that another
- * vCPU runs hot, and the flush_mode, update_flush_every and stock_hooks
- * writers patch exactly the functions the load runs. The stress is then
- * concurrent (the scheduler preempts anything anywhere, in the module
- * too) but not parallel. Elsewhere the threads and children are spread
- * over every online cpu, round robin. MEMCG_STATCTL_SEED fixes the random
+ * The threads and children are spread over every online cpu, round robin,
+ * under QEMU's TCG too: the project's guests run single-threaded TCG (the
+ * vCPUs take turns on one host thread, so none runs code another has just
+ * patched); multi-threaded TCG can run stale code after ftrace patches a
+ * function that another vCPU runs hot. MEMCG_STATCTL_SEED fixes the random
  * choices (printed either way).
  */
 #define _GNU_SOURCE
@@ -805,7 +803,7 @@ struct children {
 	int n;
 };
 
-static int load_start(struct children *ch, int per_kind, int ncpu, bool tcg)
+static int load_start(struct children *ch, int per_kind, int ncpu)
 {
 	char name[32], cg[256];
 	int kind, i, r;
@@ -817,7 +815,7 @@ static int load_start(struct children *ch, int per_kind, int ncpu, bool tcg)
 
 			*a = (struct load_arg){
 				.kind = kind, .idx = i, .per_kind = per_kind,
-				.cpu = tcg ? 0 : (kind * per_kind + i) % ncpu,
+				.cpu = (kind * per_kind + i) % ncpu,
 			};
 			if (kind == L_FAULT || kind == L_SLAB) {
 				snprintf(name, sizeof(name), "stress_%s%d",
@@ -903,7 +901,7 @@ static void thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 		ksft_exit_fail_msg("pthread_create: %s\n", strerror(r));
 }
 
-static void threads_start(struct run *run, int ncpu, bool tcg)
+static void threads_start(struct run *run, int ncpu)
 {
 	int t = 0;
 	size_t i;
@@ -913,7 +911,7 @@ static void threads_start(struct run *run, int ncpu, bool tcg)
 
 		w->k = i < NKNOBS ? &knobs[i] : NULL;
 		w->t.who = w->k ? w->k->name : "reset";
-		w->cpu = tcg ? 0 : t++ % ncpu;
+		w->cpu = t++ % ncpu;
 		w->seed = seed + i;
 		if (w->k)
 			w->next_good = rand_r(&w->seed) % count_of(w->k->good);
@@ -921,15 +919,15 @@ static void threads_start(struct run *run, int ncpu, bool tcg)
 	}
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++) {
 		run->samplers[i].t.who = "stats sampler";
-		run->samplers[i].cpu = tcg ? 0 : t++ % ncpu;
+		run->samplers[i].cpu = t++ % ncpu;
 		thread_start(&run->samplers[i].th, stats_sampler_fn,
 			     &run->samplers[i]);
 	}
 	run->hooks_rd.t.who = "hooks reader";
-	run->hooks_rd.cpu = tcg ? 0 : t++ % ncpu;
+	run->hooks_rd.cpu = t++ % ncpu;
 	thread_start(&run->hooks_rd.th, hooks_reader_fn, &run->hooks_rd);
 	run->knob_rd.t.who = "knob reader";
-	run->knob_rd.cpu = tcg ? 0 : t++ % ncpu;
+	run->knob_rd.cpu = t++ % ncpu;
 	thread_start(&run->knob_rd.th, knob_reader_fn, &run->knob_rd);
 }
 
@@ -968,15 +966,14 @@ static int writer_too_idle(const struct writer *w)
 }
 
 /* The figures, and the count of violations and of idle workers. */
-static int report(struct run *run, int ncpu, bool tcg)
+static int report(struct run *run, int ncpu)
 {
 	unsigned long v = 0, reads = 0, compared = 0, epochs = 0;
 	double s = run->secs;
 	int bad = 0, k;
 	size_t i;
 
-	diag("stress: %.1f s on %d cpus%s", s, ncpu,
-	     tcg ? " (QEMU TCG: all on cpu 0)" : "");
+	diag("stress: %.1f s on %d cpus", s, ncpu);
 	for (i = 0; i <= NKNOBS; i++) {
 		struct writer *w = &run->w[i];
 
@@ -1030,7 +1027,6 @@ static int report(struct run *run, int ncpu, bool tcg)
 static int test_stress(void)
 {
 	int ncpu = online_cpus(), per_kind, bad = 0, r, k, i;
-	bool tcg = under_tcg();
 	struct children *ch = calloc(1, sizeof(*ch));
 	struct run *run = calloc(1, sizeof(*run));
 	pthread_rwlockattr_t attr;
@@ -1054,19 +1050,15 @@ static int test_stress(void)
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&epoch_lock, &attr);
 
-	if (tcg) {
-		diag("QEMU TCG: the stress shares cpu 0 (TCG stalls on live patching of hot code)");
-		pin_to_cpu(0);	/* inherited by the children and threads */
-	}
 	diag("%u s, seed %u, %d cpus, %d load children of each kind",
 	     duration_s, seed, ncpu, per_kind);
-	r = load_start(ch, per_kind, ncpu, tcg);
+	r = load_start(ch, per_kind, ncpu);
 	if (r) {
 		diag("cannot start the load: %d", r);
 		bad++;
 		goto out;
 	}
-	threads_start(run, ncpu, tcg);
+	threads_start(run, ncpu);
 	t0 = now_ns();
 	while (now_ns() - t0 < run_ns) {
 		sleep_ms(200);
@@ -1101,7 +1093,7 @@ out:
 	if (knobs_set(saved))
 		bad++;
 	if (run->secs)
-		bad += report(run, ncpu, tcg);
+		bad += report(run, ncpu);
 
 	r = flush_ctl ? flush_balance(fl) : 0;
 	if (!flush_ctl) {
