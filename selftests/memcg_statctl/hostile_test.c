@@ -36,9 +36,10 @@
  *                       machine; PASS once the module is strict.
  *  reset_races_counting Workers on every cpu fault, read memory.stat and
  *                       create/unlink tmpfs files (moving the flush, stock
- *                       and objcg counters) for RACE_S seconds while one
- *                       thread writes `reset` at random intervals and
- *                       readers read `stats`. The resetter makes a
+ *                       and objcg counters) for RACE_S seconds (times
+ *                       KSFT_TIMEOUT_SCALE) while one thread writes
+ *                       `reset` at random intervals (up to 60 ms plus
+ *                       four `stats` reads) and readers read `stats`. The resetter makes a
  *                       generation counter odd around each reset write;
  *                       a reader compares two of its reads only when both
  *                       ran entirely inside the same even generation: then
@@ -931,6 +932,13 @@ static int test_reset_strict(void)
 
 static atomic_uint gen;
 static atomic_int race_stop;
+/*
+ * How long the last `stats` read took, in ms: the resetter leaves gaps of
+ * a few reads, so that two reads fit between resets on a slow kernel too
+ * (a debug kernel's read takes some 200 ms under TCG, a stock one's a
+ * few).
+ */
+static atomic_uint read_ms;
 
 struct reader {
 	pthread_t th;
@@ -947,12 +955,14 @@ static void *reader_fn(void *arg)
 		return NULL;
 	while (!atomic_load(&race_stop)) {
 		unsigned int g1 = atomic_load(&gen), g2;
+		uint64_t t0 = now_ns();
 		int i;
 
 		if (stats_read(cur)) {
 			rd->errors++;
 			continue;
 		}
+		atomic_store(&read_ms, (now_ns() - t0) / 1000000);
 		g2 = atomic_load(&gen);
 		rd->reads++;
 		for (i = 0; i < cur->n; i++) {
@@ -992,7 +1002,7 @@ static void *resetter_fn(void *arg)
 	while (!atomic_load(&race_stop)) {
 		ssize_t r;
 
-		sleep_ms(rand_r(&s) % 60);
+		sleep_ms(rand_r(&s) % (60 + 4 * atomic_load(&read_ms)));
 		atomic_fetch_add(&gen, 1);	/* odd: resetting */
 		r = statctl_write("reset", "1\n", 2);
 		atomic_fetch_add(&gen, 1);	/* even: a new generation */
@@ -1072,6 +1082,7 @@ static int test_reset_race(void)
 	unsigned long reads = 0, compared = 0, backwards = 0, wrapped = 0;
 	char cg[256];
 	int ncpu = online_cpus(), n = 0, i, r, bad = 0;
+	int race_s = RACE_S * timeout_scale();
 	uint64_t v, a0, a1;
 
 	if (ncpu > 64)
@@ -1099,7 +1110,7 @@ static int test_reset_race(void)
 			ksft_exit_fail_msg("pthread_create\n");
 	if (pthread_create(&rs.th, NULL, resetter_fn, &rs))
 		ksft_exit_fail_msg("pthread_create\n");
-	sleep_ms(RACE_S * 1000);
+	sleep_ms(race_s * 1000);
 	atomic_store(&race_stop, 1);
 	pthread_join(rs.th, NULL);
 	for (i = 0; i < 2; i++) {
@@ -1115,7 +1126,7 @@ static int test_reset_race(void)
 	}
 	diag("%d workers, %d s: %lu resets, %lu stats reads, %lu same-"
 	     "generation comparisons, %lu went backwards, %lu wrapped",
-	     n, RACE_S, rs.resets, reads, compared, backwards, wrapped);
+	     n, race_s, rs.resets, reads, compared, backwards, wrapped);
 	if (rs.errors) {
 		diag("%lu reset writes failed", rs.errors);
 		bad++;
