@@ -53,7 +53,11 @@ common=$(pkg_dep "$headers" "$kpkgver" linux-headers-)
 kbuild=$(pkg_dep "$headers" "$kpkgver" linux-kbuild-)
 [ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve the headers of $krel"
 
-dir=$MCS_KCACHE/$krel
+# The real path: build/kernels may be a link to a cache other trees share,
+# and what is written here (the .env, the headers' Makefile) must stay
+# valid when the tree that fetched first is gone.
+mkdir -p "$MCS_KCACHE"
+dir=$(cd -P "$MCS_KCACHE" && pwd)/$krel
 root=$dir/root
 if [ ! -e "$dir/.unpacked" ]; then
 	log "fetching $image $headers $common $kbuild ($kpkgver, $suite)"
@@ -65,11 +69,12 @@ if [ ! -e "$dir/.unpacked" ]; then
 	for deb in "$dir"/debs/*.deb; do
 		dpkg-deb -x "$deb" "$root"
 	done
-	# The arch headers include the common ones by absolute path.
-	sed -i "s#^include /usr/src/#include $root/usr/src/#" \
-		"$root/usr/src/$headers/Makefile"
 	touch "$dir/.unpacked"
 fi
+# The arch headers include the common ones by absolute path: /usr/src/ as
+# packaged, or the root of an earlier fetch, which may have moved since.
+sed -i "s#^include .*/usr/src/\(linux-headers-[^/]*/Makefile\)\$#include $root/usr/src/\1#" \
+	"$root/usr/src/$headers/Makefile"
 
 vmlinuz=$(ls "$root"/boot/vmlinuz-"$krel" 2>/dev/null ||
 	ls "$root"/usr/lib/modules/"$krel"/vmlinuz 2>/dev/null || true)
