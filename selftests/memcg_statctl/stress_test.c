@@ -4,7 +4,10 @@
  * directory at once, under a memcg load, for a bounded time.
  *
  *  stress  For DURATION seconds (default 120; the first argument or
- *          $MEMCG_STATCTL_STRESS_S sets it, 1..86400), all at once:
+ *          $MEMCG_STATCTL_STRESS_S sets it, 1..86400), and on, up to
+ *          twice that, until each knob has had each of its valid values
+ *          (a write that patches code can take seconds under TCG), all at
+ *          once:
  *          - one writer per knob: flush_mode over its four modes,
  *            flush_threshold 0, 1, 64, the kernel's (64 x online cpus),
  *            2^40, 2^62; flush_period_ms 0, 10, 500, 2000 (the kernel's),
@@ -258,7 +261,7 @@ struct writer {
 	int cpu;
 	unsigned int seed;
 	unsigned int next_good;	/* valid values in turn, from a random one */
-	unsigned long done_good;	/* bit i: good[i] written and judged */
+	atomic_ulong done_good;	/* bit i: good[i] written and judged */
 	unsigned long writes, accepted, rejected;
 	struct tally t;
 };
@@ -291,7 +294,7 @@ static void knob_writer_step(struct writer *w)
 		}
 		w->rejected++;
 		if (!bad)
-			w->done_good |= 1UL << i;
+			atomic_fetch_or(&w->done_good, 1UL << i);
 		return;
 	}
 	if (bad) {
@@ -313,7 +316,7 @@ static void knob_writer_step(struct writer *w)
 	else if (strcmp(got, want))
 		violation(&w->t, "wrote '%s', reads back '%s'", want, got);
 	else
-		w->done_good |= 1UL << i;
+		atomic_fetch_or(&w->done_good, 1UL << i);
 }
 
 static void reset_writer_step(struct writer *w)
@@ -943,6 +946,20 @@ static void threads_join(struct run *run)
 	pthread_join(run->knob_rd.th, NULL);
 }
 
+/* Every knob writer has written each of its knob's valid values. */
+static bool all_values_written(struct run *run)
+{
+	size_t i;
+
+	for (i = 0; i < NKNOBS; i++) {
+		unsigned long all = (1UL << count_of(knobs[i].good)) - 1;
+
+		if ((atomic_load(&run->w[i].done_good) & all) != all)
+			return false;
+	}
+	return true;
+}
+
 /*
  * A writer that did not write each of its knob's valid values, or wrote
  * no invalid one, tested too little: the run was too short for it.
@@ -950,7 +967,7 @@ static void threads_join(struct run *run)
 static int writer_too_idle(const struct writer *w)
 {
 	size_t n = w->k ? count_of(w->k->good) : 0;
-	int done = __builtin_popcountl(w->done_good);
+	int done = __builtin_popcountl(atomic_load(&w->done_good));
 
 	if (w->k && done < (int)n) {
 		diag("%s: %d of its %zu valid values written: too few writes",
@@ -1060,7 +1077,13 @@ static int test_stress(void)
 	}
 	threads_start(run, ncpu);
 	t0 = now_ns();
-	while (now_ns() - t0 < run_ns) {
+	/*
+	 * A knob whose writes patch code (flush_mode, update_flush_every,
+	 * stock_hooks) may take seconds a write under TCG: the run goes on, up
+	 * to twice its duration, until each knob has had each valid value.
+	 */
+	while (now_ns() - t0 < run_ns ||
+	       (now_ns() - t0 < 2 * run_ns && !all_values_written(run))) {
 		sleep_ms(200);
 		if (!t_last && now_ns() - t0 >= run_ns - run_ns / 4) {
 			atomic_store(&last_epoch, 1);
@@ -1074,6 +1097,9 @@ static int test_stress(void)
 	load_kill(ch);
 	run->load_secs = (now_ns() - t0) / 1e9;
 	run->last_epoch_secs = t_last ? (now_ns() - t_last) / 1e9 : 0;
+	if (run->load_secs > duration_s + 1)
+		diag("ran %.0f s past its %u s, until every knob had each valid value",
+		     run->load_secs - duration_s, duration_s);
 	atomic_store(&stop, 1);
 	threads_join(run);
 	run->secs = (now_ns() - t0) / 1e9;
