@@ -18,9 +18,9 @@
 # Under QEMU TCG, ftrace patching a function that another vCPU runs hot
 # stalls TCG (see reload_test.c). So no hook is attached or detached while a
 # workload runs: the knobs this program sets (flush_mode kernel/always,
-# flush_threshold) attach nothing, stock_hooks is never touched,
-# update_flush_every (which attaches the update hooks) only by a sweep,
-# between its runs, and the module is unloaded and loaded only after every
+# flush_threshold) attach nothing, stock_hooks and update_flush_every
+# (which attach hooks) only by a sweep, between its runs (stock_hooks where
+# flush control is missing: sweep_knob), and the module is unloaded and loaded only after every
 # workload task is gone, except in the *_during_* tests, which unload it
 # under a workload on purpose: there the tool, its tasks and rmmod all run
 # on cpu 0 (as fault_test.c does it).
@@ -92,6 +92,18 @@ flush_control() {
 	fi
 	diag "flush control $_v, yet every flush point is in /proc/kallsyms"
 	return 1
+}
+
+# sweep_knob: the knob, and two of its values, that the tests of the sweep's
+# mechanics (plot, interrupts, unload) go over: flush_threshold, or, where
+# flush control is missing and every flush knob refuses its writes
+# (PREEMPT_RT 6.1), stock_hooks. Sets SWEEP_KNOB, SWEEP_A and SWEEP_B.
+sweep_knob() {
+	if [ "$(sed -n 's/^flush_control //p' "$DBG/version")" = available ]; then
+		SWEEP_KNOB=flush_threshold SWEEP_A=128 SWEEP_B=4096
+	else
+		SWEEP_KNOB=stock_hooks SWEEP_A=0 SWEEP_B=1
+	fi
 }
 
 # t OUT ERR ARGS...: run the tool, stdout to OUT, stderr to ERR; sets RC.
@@ -664,16 +676,17 @@ test_sweep_plot() {
 		return $KSFT_SKIP
 	fi
 	rm -f "$WORK/sweep.svg"
-	tool_ok sweep --knob flush_threshold --values 128,4096 --workload stat-reader \
+	sweep_knob
+	tool_ok sweep --knob "$SWEEP_KNOB" --values "$SWEEP_A,$SWEEP_B" --workload stat-reader \
 		--runs 2 --duration 1 --plot "$WORK/sweep.svg" || return 1
-	grep -Eq '^flush_threshold +n +mean +median +stddev +%change +sig$' "$WORK/out" &&
-		grep -Eq '^128 ' "$WORK/out" && grep -Eq '^4096 ' "$WORK/out" || {
+	grep -Eq "^$SWEEP_KNOB +n +mean +median +stddev +%change +sig\$" "$WORK/out" &&
+		grep -Eq "^$SWEEP_A " "$WORK/out" && grep -Eq "^$SWEEP_B " "$WORK/out" || {
 		diag "no table"; diag_file "$WORK/out"; return 1; }
 	[ -s "$WORK/sweep.svg" ] || { diag "no plot file"; return 1; }
 	head -c 5 "$WORK/sweep.svg" | grep -q '^<?xml\|^<svg' || {
 		diag "plot starts with: $(head -c 40 "$WORK/sweep.svg")"; return 1; }
 	grep -q '</svg>' "$WORK/sweep.svg" || { diag "plot not complete"; return 1; }
-	grep -q 'flush_threshold' "$WORK/sweep.svg" || { diag "no axis label in the plot"; return 1; }
+	grep -q "$SWEEP_KNOB" "$WORK/sweep.svg" || { diag "no axis label in the plot"; return 1; }
 	diag "plot: $(wc -c <"$WORK/sweep.svg") bytes"
 }
 
@@ -696,11 +709,12 @@ interrupt() {
 
 test_sigint_run() { interrupt run page-fault --duration 30 --cgroups 2 --depth 2; }
 test_sigint_sweep() {
-	old=$(knob flush_threshold)
-	interrupt sweep --knob flush_threshold --values 128,4096 --workload page-fault \
+	sweep_knob
+	old=$(knob "$SWEEP_KNOB")
+	interrupt sweep --knob "$SWEEP_KNOB" --values "$SWEEP_A,$SWEEP_B" --workload page-fault \
 		--runs 5 --duration 5 || return 1
-	[ "$(knob flush_threshold)" = "$old" ] || {
-		diag "flush_threshold left at $(knob flush_threshold), was $old"; return 1; }
+	[ "$(knob "$SWEEP_KNOB")" = "$old" ] || {
+		diag "$SWEEP_KNOB left at $(knob "$SWEEP_KNOB"), was $old"; return 1; }
 }
 
 # ---- a user's command, existing cgroups and processes, results files ---------
@@ -816,11 +830,12 @@ test_run_observe() {
 # left, the knob restored.
 test_sigint_sweep_partial() {
 	needs_helpers || return $KSFT_SKIP
-	old=$(knob flush_threshold)
+	sweep_knob
+	old=$(knob "$SWEEP_KNOB")
 	f=$WORK/partial.json
 	rm -f "$f"
-	"$TOOL" sweep --knob flush_threshold --values 128,4096 --workload page-fault --runs 5 \
-		--duration 2 --output "$f" >"$WORK/out" 2>"$WORK/err" &
+	"$TOOL" sweep --knob "$SWEEP_KNOB" --values "$SWEEP_A,$SWEEP_B" --workload page-fault \
+		--runs 5 --duration 2 --output "$f" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	_i=0
 	while [ ! -s "$f" ] && [ "$_i" -lt 600 ]; do
@@ -835,9 +850,10 @@ test_sigint_sweep_partial() {
 	r=0
 	[ "$RC" -eq 130 ] || { diag "exit $RC, expected 130"; diag_file "$WORK/err"; r=1; }
 	jq_true "$f" '.complete == false and .interrupted_by == "SIGINT" and (.runs | length) >= 1 and (.rows | length) == 2' || r=1
-	grep -q 'by flush_threshold (.*, stopped before the end)$' "$WORK/out" || {
+	grep -q "by $SWEEP_KNOB (.*, stopped before the end)\$" "$WORK/out" || {
 		diag "no partial table on stdout"; diag_file "$WORK/out"; r=1; }
-	[ "$(knob flush_threshold)" = "$old" ] || { diag "flush_threshold left at $(knob flush_threshold)"; r=1; }
+	[ "$(knob "$SWEEP_KNOB")" = "$old" ] || {
+		diag "$SWEEP_KNOB left at $(knob "$SWEEP_KNOB")"; r=1; }
 	no_groups_left || r=1
 	diag "kept $(jq '.runs | length' "$f") runs; stderr: $(tr '\n' ' ' <"$WORK/err")"
 	return $r
@@ -1003,15 +1019,16 @@ test_unmount_during_run() {
 }
 
 # The module unloaded during a sweep (which writes the knob between runs):
-# the same, and the reloaded module has its own flush_threshold (nothing of
-# the sweep written into it).
+# the same, and the reloaded module has its own value of the knob (nothing
+# of the sweep written into it).
 test_unload_during_sweep() {
 	need_ko || return $KSFT_SKIP
-	old=$(knob flush_threshold)
-	vanish_during rmmod sweep --knob flush_threshold --values 128,4096 \
+	sweep_knob
+	old=$(knob "$SWEEP_KNOB")
+	vanish_during rmmod sweep --knob "$SWEEP_KNOB" --values "$SWEEP_A,$SWEEP_B" \
 		--workload page-fault --runs 5 --duration 2 || return 1
-	[ "$(knob flush_threshold)" = "$old" ] || {
-		diag "flush_threshold $(knob flush_threshold) after the reload, was $old"; return 1; }
+	[ "$(knob "$SWEEP_KNOB")" = "$old" ] || {
+		diag "$SWEEP_KNOB $(knob "$SWEEP_KNOB") after the reload, was $old"; return 1; }
 }
 
 # Without the module: exit 3 and say how to load it.
