@@ -1158,8 +1158,17 @@ diag "tool $TOOL; knobs: $(echo $KNOBS)"
 for test_name in "$@"; do
 	n=$((n + 1))
 	skip_why=
-	"test_$test_name"
-	rc=$?
+	# $MEMCG_STATCTL_TESTS: comma-separated test names to run, as in lib.c
+	case ",${MEMCG_STATCTL_TESTS:-$test_name}," in
+	*",$test_name,"*)
+		"test_$test_name"
+		rc=$?
+		;;
+	*)
+		skip_why="not in MEMCG_STATCTL_TESTS"
+		rc=$KSFT_SKIP
+		;;
+	esac
 	case $rc in
 	0) echo "ok $n $test_name"; passes=$((passes + 1)) ;;
 	"$KSFT_SKIP") echo "ok $n $test_name # SKIP${skip_why:+ $skip_why}"; skips=$((skips + 1)) ;;
