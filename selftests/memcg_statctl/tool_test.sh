@@ -44,10 +44,11 @@ CGROOT=/sys/fs/cgroup
 WORK=${TMPDIR:-/tmp}/tool_test.$$
 # Seconds any one tool invocation may take, times KSFT_TIMEOUT_SCALE on a
 # slower kernel (run_tests.sh sets it from the kernel table's factor).
-case ${KSFT_TIMEOUT_SCALE:-1} in
-''|*[!0-9]*|0*) T_LIMIT=120 ;;
-*) T_LIMIT=$((120 * KSFT_TIMEOUT_SCALE)) ;;
+T_SCALE=${KSFT_TIMEOUT_SCALE:-1}
+case $T_SCALE in
+*[!0-9]* | 0*) T_SCALE=1 ;;
 esac
+T_LIMIT=$((120 * T_SCALE))
 
 KSFT_PASS=0
 KSFT_FAIL=1
