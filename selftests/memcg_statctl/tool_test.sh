@@ -594,8 +594,8 @@ run_workload() {
 	w=$1
 	want=$2
 	shift 2
-	# 2 s, longer on a slower kernel: the slab workload's first operation
-	# takes longer than that on the debug kernel under TCG
+	# 2 s, longer on a slower kernel: the slab workload completed no
+	# operation in 2 s on the debug kernel under TCG
 	tool_ok run "$w" --duration $((2 * T_SCALE)) --json "$@" || return 1
 	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
 	grep -q "\"workload\": \"$w\"" "$WORK/out" || { diag "no workload $w"; return 1; }
