@@ -947,16 +947,21 @@ static void threads_join(struct run *run)
 }
 
 /* Every knob writer has written each of its knob's valid values. */
+/* How many of its knob's valid values the writer has written; and of how many. */
+static int values_written(const struct writer *w, int *of)
+{
+	*of = w->k ? (int)count_of(w->k->good) : 0;
+	return __builtin_popcountl(atomic_load(&w->done_good));
+}
+
 static bool all_values_written(struct run *run)
 {
 	size_t i;
+	int of;
 
-	for (i = 0; i < NKNOBS; i++) {
-		unsigned long all = (1UL << count_of(knobs[i].good)) - 1;
-
-		if ((atomic_load(&run->w[i].done_good) & all) != all)
+	for (i = 0; i < NKNOBS; i++)
+		if (values_written(&run->w[i], &of) < of)
 			return false;
-	}
 	return true;
 }
 
@@ -966,11 +971,10 @@ static bool all_values_written(struct run *run)
  */
 static int writer_too_idle(const struct writer *w)
 {
-	size_t n = w->k ? count_of(w->k->good) : 0;
-	int done = __builtin_popcountl(atomic_load(&w->done_good));
+	int n, done = values_written(w, &n);
 
-	if (w->k && done < (int)n) {
-		diag("%s: %d of its %zu valid values written: too few writes",
+	if (done < n) {
+		diag("%s: %d of its %d valid values written: too few writes",
 		     w->t.who, done, n);
 		diag("(a longer run: MEMCG_STATCTL_STRESS_S)");
 		return 1;

@@ -89,8 +89,7 @@ flush_control() {
 	_v=$(sed -n 's/^flush_control //p' "$DBG/version")
 	[ "$_v" = available ] && return 0
 	_absent=$(awk '$4 == "redirect" { print $2 }' "$DBG/hooks" | while read -r _s; do
-		awk -v s="$_s" '$3 == s && NF == 3 && ($2 == "t" || $2 == "T") { f = 1 }
-			END { exit !f }' /proc/kallsyms || echo "$_s"
+		in_kallsyms "$_s" || echo "$_s"
 	done)
 	if [ -n "$_absent" ]; then
 		skip "flush control $_v: $(echo $_absent) not in /proc/kallsyms (inlined)"
