@@ -9,7 +9,12 @@ FLAVOUR ?=
 # The kernels the harness knows: the names of the table's rows.
 KERNELS = $(shell tail -n +2 scripts/kernels/kernels.tsv 2>/dev/null | cut -f1 | paste -sd' ' -)
 KDIR ?= /lib/modules/$(shell uname -r)/build
-BUILD := $(CURDIR)/build
+# Everything built goes under MCS_BUILD (default build/), for this Makefile
+# and for the scripts it runs (scripts/lib.sh reads the same variable), so
+# that a second checkout can share one tree of cached kernels and builds.
+MCS_BUILD ?= $(CURDIR)/build
+export MCS_BUILD
+BUILD := $(MCS_BUILD)
 USERSPACE_BUILD := $(BUILD)/userspace
 CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # Version tests are confined to module/compat.h, where they are the point;
@@ -147,7 +152,7 @@ experiment: deps
 bench: deps
 	MCS_FLAVOUR="$(FLAVOUR)" scripts/bench/bench.sh $(KVER)
 
-## make clean                 remove build/ and the module's build products
+## make clean                 remove build/ (MCS_BUILD) and the module's build products
 clean:
 	rm -rf $(BUILD)
 	rm -f module/*.o module/.*.cmd *.o *.ko *.mod *.mod.c .*.cmd \

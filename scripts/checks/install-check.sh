@@ -37,7 +37,7 @@ echo "# kernel $KREL, headers $KDIR"
 
 # The tool: built in the work tree if missing. If it does not build, the
 # install targets skip it (they say so) and so do the checks of it.
-tool=$MCS_ROOT/build/userspace/memcg-statctl
+tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] || make --no-print-directory -C "$MCS_ROOT" userspace >&2 || true
 have_tool=0
 [ -x "$tool" ] && command -v help2man >/dev/null && have_tool=1
@@ -55,7 +55,7 @@ mkdir -p "$src/userspace"
 cp -r "$MCS_ROOT/userspace/man" "$src/userspace/"
 rm -f "$src"/module/*.o "$src"/module/.*.cmd
 mk() { make --no-print-directory -C "$src" KDIR="$KDIR" \
-	USERSPACE_BUILD="$MCS_ROOT/build/userspace" "$@" >&2; }
+	USERSPACE_BUILD="$MCS_BUILD/userspace" "$@" >&2; }
 listing() { (cd "$1" && find . | sort); }
 ko_rel=lib/modules/$KREL/extra/memcg_statctl.ko
 

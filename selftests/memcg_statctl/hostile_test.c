@@ -27,13 +27,10 @@
  *                       with an error and resets nothing (no counter goes
  *                       down), or accepted and resets. The kernel log stays
  *                       clean; every knob is put back as it was.
- *  reset_abi_strictness Of the writes `reset` accepted, those ABI.md says
- *                       must fail ("1" or "1\n" at offset 0, anything else
- *                       EINVAL). Reported as XFAIL when there are some: a
- *                       known module deviation (it parses with
- *                       kstrtouint_from_user, which takes "+1", "01",
- *                       "1\0..." and ignores the offset), harmless to the
- *                       machine; PASS once the module is strict.
+ *  reset_abi_strictness No write that ABI.md says must fail is accepted by
+ *                       `reset`: only "1" or "1\n" at offset 0 resets;
+ *                       "+1", "01", "1\0...", a later offset and the
+ *                       rest fail with EINVAL.
  *  reset_races_counting Workers on every cpu fault, read memory.stat and
  *                       create/unlink tmpfs files (moving the flush, stock
  *                       and objcg counters) for RACE_S seconds (times
@@ -920,10 +917,8 @@ static int test_reset_strict(void)
 	     "offset 0 (listed above as ABI deviations)",
 	     fres->reset_accepted, fres->reset_deviations);
 	if (fres->reset_deviations) {
-		diag("known module deviation from ABI.md: reset parses with "
-		     "kstrtouint_from_user (takes '+1', leading zeros, "
-		     "'1\\0...', any offset)");
-		return KSFT_XFAIL;
+		diag("reset accepted writes that ABI.md says fail with EINVAL");
+		return KSFT_FAIL;
 	}
 	return KSFT_PASS;
 }

@@ -14,6 +14,7 @@
 #include "memcg_statctl/workloads/command_metric.h"
 
 #include "cli_runner.h"
+#include "fake_cgroup.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {
@@ -111,6 +112,19 @@ TEST(CgroupPlacement, ChoosesParentDelegatedOrRoot) {
     // Already at the root (the guest's init): the root.
     c = choose_parent(std::nullopt, "", true);
     EXPECT_EQ(c.rel, "");
+}
+
+TEST(CgroupPlacement, ParentDirIsTheMountItselfForTheRoot) {
+    // The results' "parent" is this directory: "/sys/fs/cgroup", not "/sys/fs/cgroup/".
+    testing::FakeCgroupBackend fake;
+    std::ofstream(fake.mount() / "cgroup.procs") << "";
+    const CgroupParent root(fake, std::string("/"));
+    EXPECT_EQ(root.why(), "--parent");
+    EXPECT_EQ(root.dir().string(), fake.mount().string());
+    std::ofstream(fake.mount() / "cgroup.subtree_control") << "memory\n";
+    fake.create("bench");
+    const CgroupParent bench(fake, std::string("bench/"));
+    EXPECT_EQ(bench.dir().string(), (fake.mount() / "bench").string());
 }
 
 TEST(CgroupPlacement, DelegationMarkIsTheSystemdXattr) {

@@ -185,7 +185,7 @@ Parameters RunSession::parameters() const {
     p["tasks"] = workload_->tasks_per_cgroup(options_.tasks);
     p["duration"] = options_.duration ? Parameters(*options_.duration) : Parameters(nullptr);
     p["warmup"] = options_.warmup;
-    p["parent"] = (backend_->mount() / parent_->rel()).string();
+    p["parent"] = parent_->dir().string();
     p["parent_from"] = parent_->why();
     if (kind_ == "page-fault") {
         p["mode"] = options_.workload.mode;

@@ -54,7 +54,10 @@ public:
     ~CgroupParent();
 
     const std::string& rel() const { return choice_.rel; }
-    std::filesystem::path dir() const { return backend_.mount() / choice_.rel; }
+    // The parent's directory; the mount itself, with no trailing slash, for the root.
+    std::filesystem::path dir() const {
+        return choice_.rel.empty() ? backend_.mount() : backend_.mount() / choice_.rel;
+    }
     const std::string& why() const { return choice_.why; }
 
 private:
