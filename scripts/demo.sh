@@ -8,6 +8,7 @@ source "$(dirname "$0")/lib.sh"
 kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 work=$MCS_BUILD/demo-$kver
 mkdir -p "$work"
+hold_lock "$work.lock" "demo on $kver in $work"
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||
 	die "build the tool first: make userspace"
 "$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/vm/job-demo.sh" \

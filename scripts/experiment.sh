@@ -48,6 +48,7 @@ esac
 
 work=$MCS_BUILD/experiment-$kver
 mkdir -p "$work"
+hold_lock "$work/$name.lock" "experiment $name on $kver in $work"
 job=$work/job-$name.sh
 # The guest job with the recipe's name filled in.
 {

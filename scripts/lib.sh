@@ -20,6 +20,23 @@ MCS_TCG_ACCEL="-accel tcg,thread=single -cpu max,-la57"
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# hold_lock FILE WHAT [wait]: hold an exclusive lock on FILE until this
+# script and every process it starts have ended (a guest keeps its job's
+# lock while it runs). Jobs of one build tree (MCS_BUILD) share its cached
+# kernels, module builds and work folders: without wait, a second job on
+# the same WHAT stops at once and says why; with wait, it waits for the
+# first one's step, saying so.
+hold_lock() {
+	local file=$1 what=$2 mode=${3:-} fd
+	mkdir -p "$(dirname "$file")"
+	exec {fd}>>"$file"
+	flock -n "$fd" && return 0
+	[ "$mode" = wait ] ||
+		die "$what: another job is using it (lock $file); wait for that job to end, or give this one its own MCS_BUILD"
+	log "$what: waiting for another job (lock $file)"
+	flock "$fd"
+}
+
 # The kernels the guest harness knows: one row each in
 # scripts/kernels/kernels.tsv (tab-separated, a header line naming the
 # columns), read only through the functions below, so that a new kernel or

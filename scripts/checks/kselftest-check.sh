@@ -25,6 +25,7 @@ kver=$(kernel_name "${1:-6.1}")
 jq=$(command -v jq) || die "jq is not installed: the guest's tool_test.sh needs it (make deps installs it)"
 work=$MCS_BUILD/kselftest-$kver
 mkdir -p "$work"
+hold_lock "$work.lock" "kselftest check on $kver in $work"
 start=$(date +%s)
 
 pkg=$("$MCS_ROOT/scripts/kernels/ksft-package.sh" "$kver")

@@ -16,6 +16,7 @@ source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 work=$MCS_BUILD/readme-$kver
+hold_lock "$work.lock" "README check on $kver in $work"
 start=$(date +%s)
 
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"

@@ -10,6 +10,7 @@ source "$(dirname "$0")/../lib.sh"
 kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 work=$MCS_BUILD/refusal-$kver
 mkdir -p "$work"
+hold_lock "$work.lock" "refusal check on $kver in $work"
 "$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/vm/job-refusal.sh" \
 	"$work/initramfs.cpio.gz"
 MCS_VM_APPEND="cgroup_disable=memory ${MCS_VM_APPEND:-}" \

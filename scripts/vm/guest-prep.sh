@@ -7,6 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 [ $# -gt 0 ] || die "usage: guest-prep.sh KVER..."
+hold_lock "$MCS_BUILD/.prep.lock" "kernel fetch and selftest build in $MCS_BUILD" wait
 for kver in "$@"; do
 	"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
 done

@@ -7,6 +7,9 @@ source "$(dirname "$0")/../lib.sh"
 kver=${1:?usage: guest-stage.sh KVER JOB OUT}
 job=$2
 out=$3
+# One staging per kernel at a time: the module is built in one folder per
+# kernel release (module-build.sh) and must not change before it is packed.
+hold_lock "$MCS_BUILD/.stage-$kver.lock" "staging for kernel $kver" wait
 # jq: tool_test.sh checks the tool's JSON documents with it. A guest without
 # it would only skip those tests ("ok # SKIP"), so refuse to build one.
 jq=$(command -v jq) || die "jq is not installed: the guest's tool_test.sh needs it (make deps installs it)"

@@ -11,6 +11,7 @@ source "$(dirname "$0")/../lib.sh"
 kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
 work=$MCS_BUILD/vm-$kver
 mkdir -p "$work"
+hold_lock "$work.lock" "vmtest $kver in $work"
 start=$(date +%s)
 
 job=$MCS_ROOT/scripts/vm/job-selftests.sh
