@@ -44,6 +44,21 @@ TEST(ParseStats, RejectsMalformedLines) {
     expect_error([] { parse_stats("a/b 1\n"); }, "line 1");
 }
 
+TEST(CounterDelta, CountsDifferAndMaximaKeepTheirValue) {
+    const auto first = parse_stats("flush.requests 10\nflush.ns_max 700\nflush.ns_total 90\n");
+    const auto second = parse_stats("flush.requests 25\nflush.ns_max 700\nflush.ns_total 40\n"
+                                    "stock.new 3\n");
+    const auto d = Counters::delta(first, second);
+    EXPECT_EQ(d.get("flush.requests"), 15U);
+    EXPECT_EQ(d.get("flush.ns_total"), 0U); // went backwards: a reset in between
+    EXPECT_EQ(d.get("flush.ns_max"), 700U); // a maximum, not a difference (which is 0)
+    EXPECT_FALSE(d.get("stock.new"));       // not in both reads
+    const auto later = parse_stats("flush.requests 26\nflush.ns_max 900\nflush.ns_total 50\n");
+    EXPECT_EQ(Counters::delta(second, later).get("flush.ns_max"), 900U); // not 200
+    EXPECT_TRUE(Counters::is_maximum("flush.ns_max"));
+    EXPECT_FALSE(Counters::is_maximum("flush.ns_total"));
+}
+
 TEST(ParseHooks, ReadsSixFields) {
     const auto h = parse_hooks(testing::sample_hooks);
     ASSERT_EQ(h.size(), 4U);

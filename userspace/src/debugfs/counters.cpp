@@ -21,11 +21,19 @@ std::optional<std::uint64_t> Counters::get(std::string_view name) const {
     return it->second;
 }
 
+bool Counters::is_maximum(std::string_view name) {
+    return name.ends_with("_max");
+}
+
 Counters Counters::delta(const Counters& before, const Counters& after) {
     Counters out;
     for (const auto& [name, value] : after.entries()) {
         if (const auto old = before.get(name)) {
-            out.add(name, value >= *old ? value - *old : 0);
+            if (is_maximum(name)) {
+                out.add(name, value);
+            } else {
+                out.add(name, value >= *old ? value - *old : 0);
+            }
         }
     }
     return out;

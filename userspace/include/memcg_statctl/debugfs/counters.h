@@ -22,8 +22,14 @@ public:
     bool empty() const { return entries_.empty(); }
 
     // after - before for every counter present in both. A counter that went backwards
-    // (someone wrote `reset` in between) yields 0 rather than a huge wrapped value.
+    // (someone wrote `reset` in between) yields 0 rather than a huge wrapped value. A
+    // maximum (a name ending in `_max`, e.g. `flush.ns_max`) is not a count and has no
+    // difference: it yields its value in `after`, the maximum since load or reset as of
+    // the end of the span (the span's own maximum when it rose during the span).
     static Counters delta(const Counters& before, const Counters& after);
+
+    // Whether the counter is a running maximum rather than a count.
+    static bool is_maximum(std::string_view name);
 
     friend bool operator==(const Counters&, const Counters&) = default;
 
