@@ -15,8 +15,12 @@
  *            The valid values are written in turn (from a random one);
  *            every fifth write, from the first, is invalid (out of range
  *            or malformed) and must fail with EINVAL; a valid one must
- *            succeed and read back as written (each knob has this one
- *            writer);
+ *            succeed and read back as written;
+ *          - a second writer per knob, racing the first with the same
+ *            values and rules: while it may have written between the
+ *            first writer's write and read-back (a sequence count around
+ *            each of its writes says when), that read-back must be a value
+ *            the knob allows instead of the exact one;
  *          - a writer of `reset`: valid writes start a new reset epoch
  *            under a lock that the `stats` samplers take to read; invalid
  *            ones must fail with EINVAL and start no epoch, so a wrong
@@ -258,13 +262,24 @@ static void violation(struct tally *t, const char *fmt, ...)
 struct writer {
 	pthread_t th;
 	const struct knob *k;	/* NULL: the `reset` writer */
+	size_t ki;		/* k's index in knobs[] */
+	bool racer;		/* the knob's second writer */
+	char name[40];		/* a racer's name: "KNOB racer" */
 	int cpu;
 	unsigned int seed;
 	unsigned int next_good;	/* valid values in turn, from a random one */
 	atomic_ulong done_good;	/* bit i: good[i] written and judged */
 	unsigned long writes, accepted, rejected;
+	unsigned long exact, raced;	/* read-backs judged exactly, or not */
 	struct tally t;
 };
+
+/*
+ * Per knob, a count its racer bumps before and after each write: odd while
+ * a racing write may be under way. The first writer's read-back is exact
+ * when the count was even and the same before its write and after it.
+ */
+static atomic_ulong knob_seq[NKNOBS];
 
 /*
  * The last quarter of the run is one reset epoch: the resetter then writes
@@ -280,8 +295,18 @@ static void knob_writer_step(struct writer *w)
 	unsigned int i = bad ? rand_r(&w->seed) % count_of(k->bad) :
 			       w->next_good++ % count_of(k->good);
 	const char *val = bad ? k->bad[i] : k->good[i];
+	atomic_ulong *seq = &knob_seq[w->ki];
+	unsigned long seq0 = 0;
 	char want[32], got[64];
-	int r = knob_write(k->name, val);
+	int r;
+
+	if (w->racer)
+		atomic_fetch_add(seq, 1);
+	else
+		seq0 = atomic_load(seq);
+	r = knob_write(k->name, val);
+	if (w->racer)
+		atomic_fetch_add(seq, 1);
 
 	snprintf(want, sizeof(want), "%s", val);
 	want[strcspn(want, "\n")] = 0;
@@ -310,13 +335,29 @@ static void knob_writer_step(struct writer *w)
 		return;
 	}
 	w->accepted++;
-	r = statctl_read_line(k->name, got, sizeof(got));
-	if (r)
-		violation(&w->t, "read back after '%s': %d", want, r);
-	else if (strcmp(got, want))
-		violation(&w->t, "wrote '%s', reads back '%s'", want, got);
-	else
+	if (w->racer) {
 		atomic_fetch_or(&w->done_good, 1UL << i);
+		return;
+	}
+	r = statctl_read_line(k->name, got, sizeof(got));
+	if (r) {
+		violation(&w->t, "read back after '%s': %d", want, r);
+	} else if (seq0 % 2 || atomic_load(seq) != seq0) {
+		/* the racer may have written in between */
+		w->raced++;
+		if (knob_allows(k, got))
+			atomic_fetch_or(&w->done_good, 1UL << i);
+		else
+			violation(&w->t,
+				  "wrote '%s' (raced), reads back '%s', which it does not allow",
+				  want, got);
+	} else if (strcmp(got, want)) {
+		w->exact++;
+		violation(&w->t, "wrote '%s', reads back '%s'", want, got);
+	} else {
+		w->exact++;
+		atomic_fetch_or(&w->done_good, 1UL << i);
+	}
 }
 
 static void reset_writer_step(struct writer *w)
@@ -889,7 +930,8 @@ static double per_s(unsigned long n, double s)
 }
 
 struct run {
-	struct writer w[NKNOBS + 1];
+	struct writer w[NKNOBS + 1];	/* per knob, then `reset` */
+	struct writer racers[NKNOBS];
 	struct reader samplers[2], hooks_rd, knob_rd;
 	double secs, load_secs, last_epoch_secs;
 	unsigned long load_ops[L_KINDS], load_errors[L_KINDS];
@@ -916,8 +958,22 @@ static void threads_start(struct run *run, int ncpu)
 		w->t.who = w->k ? w->k->name : "reset";
 		w->cpu = t++ % ncpu;
 		w->seed = seed + i;
+		w->ki = i;
 		if (w->k)
 			w->next_good = rand_r(&w->seed) % count_of(w->k->good);
+		thread_start(&w->th, writer_fn, w);
+	}
+	for (i = 0; i < NKNOBS; i++) {
+		struct writer *w = &run->racers[i];
+
+		w->k = &knobs[i];
+		w->ki = i;
+		w->racer = true;
+		snprintf(w->name, sizeof(w->name), "%s racer", w->k->name);
+		w->t.who = w->name;
+		w->cpu = t++ % ncpu;
+		w->seed = seed + NKNOBS + 1 + i;
+		w->next_good = rand_r(&w->seed) % count_of(w->k->good);
 		thread_start(&w->th, writer_fn, w);
 	}
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++) {
@@ -940,13 +996,14 @@ static void threads_join(struct run *run)
 
 	for (i = 0; i <= NKNOBS; i++)
 		pthread_join(run->w[i].th, NULL);
+	for (i = 0; i < NKNOBS; i++)
+		pthread_join(run->racers[i].th, NULL);
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++)
 		pthread_join(run->samplers[i].th, NULL);
 	pthread_join(run->hooks_rd.th, NULL);
 	pthread_join(run->knob_rd.th, NULL);
 }
 
-/* Every knob writer has written each of its knob's valid values. */
 /* How many of its knob's valid values the writer has written; and of how many. */
 static int values_written(const struct writer *w, int *of)
 {
@@ -973,7 +1030,8 @@ static int writer_too_idle(const struct writer *w)
 {
 	int n, done = values_written(w, &n);
 
-	if (done < n) {
+	/* a racer tests the race, not the values: its writer covers them */
+	if (!w->racer && done < n) {
 		diag("%s: %d of its %d valid values written: too few writes",
 		     w->t.who, done, n);
 		diag("(a longer run: MEMCG_STATCTL_STRESS_S)");
@@ -1009,7 +1067,26 @@ static int report(struct run *run, int ncpu)
 		diag("%-18s writes/s %.1f valid (%lu accepted), %.1f invalid (%lu EINVAL), %lu bad",
 		     w->t.who, per_s(w->accepted, s), w->accepted,
 		     per_s(w->rejected, s), w->rejected, w->t.violations);
+		if (w->k)
+			diag("%-18s read back %lu exact, %lu raced (allowed value)",
+			     "", w->exact, w->raced);
 		bad += writer_too_idle(w);
+	}
+	for (i = 0; i < NKNOBS; i++) {
+		struct writer *w = &run->racers[i];
+
+		v += w->t.violations;
+		diag("%-24s writes/s %.1f valid (%lu accepted), %.1f invalid (%lu %s), %lu bad",
+		     w->t.who, per_s(w->accepted, s), w->accepted,
+		     per_s(w->rejected, s), w->rejected,
+		     knob_settable(w->k) ? "EINVAL" : "EINVAL or EOPNOTSUPP",
+		     w->t.violations);
+		bad += writer_too_idle(w);
+		if (knob_settable(w->k) && !run->w[i].exact) {
+			diag("%s: no read-back free of the racer: none judged exactly",
+			     w->k->name);
+			bad++;
+		}
 	}
 	for (i = 0; i < ARRAY_SIZE(run->samplers); i++) {
 		reads += run->samplers[i].reads;
