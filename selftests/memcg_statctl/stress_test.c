@@ -20,7 +20,10 @@
  *            values and rules: while it may have written between the
  *            first writer's write and read-back (a sequence count around
  *            each of its writes says when), that read-back must be a value
- *            the knob allows instead of the exact one;
+ *            the knob allows instead of the exact one. After each write it
+ *            waits four times as long as the write took, so that writes
+ *            which take seconds (they patch code) leave the first writer
+ *            room for exact read-backs;
  *          - a writer of `reset`: valid writes start a new reset epoch
  *            under a lock that the `stats` samplers take to read; invalid
  *            ones must fail with EINVAL and start no epoch, so a wrong
@@ -34,9 +37,10 @@
  *            created, charged (anonymous and tmpfs pages that outlive the
  *            leaf) and removed.
  *          Judged: every write as above, and every valid value of each
- *          knob written at least once (else the run was too short to
- *          judge); no counter of `stats` went down between two reads of
- *          one epoch; the hits of a hook attached at two reads did not go
+ *          knob written at least once and one read-back of each knob free
+ *          of its racer (else the run was too short to judge; the run
+ *          goes on for them); no counter of `stats` went down between
+ *          two reads of one epoch; the hits of a hook attached at two reads did not go
  *          down; the sets of counters and hooks and the `version` text
  *          never changed; no hook `failed`; every knob always read a value
  *          it allows; no value looks like a wrapped negative number; no
@@ -270,7 +274,9 @@ struct writer {
 	unsigned int next_good;	/* valid values in turn, from a random one */
 	atomic_ulong done_good;	/* bit i: good[i] written and judged */
 	unsigned long writes, accepted, rejected;
-	unsigned long exact, raced;	/* read-backs judged exactly, or not */
+	atomic_ulong exact;	/* read-backs judged exactly */
+	unsigned long raced;	/* read-backs that a racing write may have changed */
+	unsigned long long write_ns;	/* how long the last write took */
 	struct tally t;
 };
 
@@ -304,7 +310,9 @@ static void knob_writer_step(struct writer *w)
 		atomic_fetch_add(seq, 1);
 	else
 		seq0 = atomic_load(seq);
+	w->write_ns = now_ns();
 	r = knob_write(k->name, val);
+	w->write_ns = now_ns() - w->write_ns;
 	if (w->racer)
 		atomic_fetch_add(seq, 1);
 
@@ -352,10 +360,10 @@ static void knob_writer_step(struct writer *w)
 				  "wrote '%s' (raced), reads back '%s', which it does not allow",
 				  want, got);
 	} else if (strcmp(got, want)) {
-		w->exact++;
+		atomic_fetch_add(&w->exact, 1);
 		violation(&w->t, "wrote '%s', reads back '%s'", want, got);
 	} else {
-		w->exact++;
+		atomic_fetch_add(&w->exact, 1);
 		atomic_fetch_or(&w->done_good, 1UL << i);
 	}
 }
@@ -385,6 +393,19 @@ static void reset_writer_step(struct writer *w)
 		violation(&w->t, "'1' gave %zd", r);
 }
 
+/* A racer's rest: four times its last write, in steps that see `stop`. */
+static void racer_pause(struct writer *w)
+{
+	unsigned long long ms = 4 * w->write_ns / 1000000;
+
+	while (ms && !atomic_load(&stop)) {
+		unsigned int step = ms < 100 ? ms : 100;
+
+		sleep_ms(step);
+		ms -= step;
+	}
+}
+
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
@@ -393,6 +414,8 @@ static void *writer_fn(void *arg)
 	while (!atomic_load(&stop)) {
 		if (w->k) {
 			knob_writer_step(w);
+			if (w->racer)
+				racer_pause(w);
 			sleep_ms(rand_r(&w->seed) % 5);
 		} else {
 			reset_writer_step(w);
@@ -1011,14 +1034,21 @@ static int values_written(const struct writer *w, int *of)
 	return __builtin_popcountl(atomic_load(&w->done_good));
 }
 
-static bool all_values_written(struct run *run)
+/*
+ * Each knob has had each valid value and, where writes are accepted, one
+ * read-back that no racing write could have changed.
+ */
+static bool coverage_done(struct run *run)
 {
 	size_t i;
 	int of;
 
-	for (i = 0; i < NKNOBS; i++)
+	for (i = 0; i < NKNOBS; i++) {
 		if (values_written(&run->w[i], &of) < of)
 			return false;
+		if (knob_settable(&knobs[i]) && !atomic_load(&run->w[i].exact))
+			return false;
+	}
 	return true;
 }
 
@@ -1069,7 +1099,7 @@ static int report(struct run *run, int ncpu)
 		     per_s(w->rejected, s), w->rejected, w->t.violations);
 		if (w->k)
 			diag("%-18s read back %lu exact, %lu raced (allowed value)",
-			     "", w->exact, w->raced);
+			     "", atomic_load(&w->exact), w->raced);
 		bad += writer_too_idle(w);
 	}
 	for (i = 0; i < NKNOBS; i++) {
@@ -1082,7 +1112,7 @@ static int report(struct run *run, int ncpu)
 		     knob_settable(w->k) ? "EINVAL" : "EINVAL or EOPNOTSUPP",
 		     w->t.violations);
 		bad += writer_too_idle(w);
-		if (knob_settable(w->k) && !run->w[i].exact) {
+		if (knob_settable(w->k) && !atomic_load(&run->w[i].exact)) {
 			diag("%s: no read-back free of the racer: none judged exactly",
 			     w->k->name);
 			bad++;
@@ -1161,10 +1191,11 @@ static int test_stress(void)
 	/*
 	 * A knob whose writes patch code (flush_mode, update_flush_every,
 	 * stock_hooks) may take seconds a write under TCG: the run goes on, up
-	 * to twice its duration, until each knob has had each valid value.
+	 * to twice its duration, until each knob has had each valid value and
+	 * an exact read-back (coverage_done()).
 	 */
 	while (now_ns() - t0 < run_ns ||
-	       (now_ns() - t0 < 2 * run_ns && !all_values_written(run))) {
+	       (now_ns() - t0 < 2 * run_ns && !coverage_done(run))) {
 		sleep_ms(200);
 		if (!t_last && now_ns() - t0 >= run_ns - run_ns / 4) {
 			atomic_store(&last_epoch, 1);
@@ -1179,7 +1210,7 @@ static int test_stress(void)
 	run->load_secs = (now_ns() - t0) / 1e9;
 	run->last_epoch_secs = t_last ? (now_ns() - t_last) / 1e9 : 0;
 	if (run->load_secs > duration_s + 1)
-		diag("ran %.0f s past its %u s, until every knob had each valid value",
+		diag("ran %.0f s past its %u s, until coverage was complete",
 		     run->load_secs - duration_s, duration_s);
 	atomic_store(&stop, 1);
 	threads_join(run);
