@@ -21,7 +21,7 @@
  *            first writer's write and read-back (a sequence count around
  *            each of its writes says when), that read-back must be a value
  *            the knob allows instead of the exact one. After each write it
- *            waits four times as long as the write took, so that writes
+ *            waits twice as long as the write took, so that writes
  *            which take seconds (they patch code) leave the first writer
  *            room for exact read-backs;
  *          - a writer of `reset`: valid writes start a new reset epoch
@@ -393,10 +393,10 @@ static void reset_writer_step(struct writer *w)
 		violation(&w->t, "'1' gave %zd", r);
 }
 
-/* A racer's rest: four times its last write, in steps that see `stop`. */
+/* A racer's rest: twice its last write, in steps that see `stop`. */
 static void racer_pause(struct writer *w)
 {
-	unsigned long long ms = 4 * w->write_ns / 1000000;
+	unsigned long long ms = 2 * w->write_ns / 1000000;
 
 	while (ms && !atomic_load(&stop)) {
 		unsigned int step = ms < 100 ? ms : 100;
