@@ -210,13 +210,11 @@ int online_cpus(void);
  */
 int timeout_scale(void);
 /*
- * True under QEMU's TCG (CPUID hypervisor signature "TCGTCGTCGTCG").
- * TCG mishandles ftrace's live patching of a function that another vCPU
- * is executing at a high rate: the guest stalls or oopses at the patch
- * site, without this module too (toggling the kernel's own function
- * tracer on __mod_memcg_lruvec_state under a page-fault load does it).
- * Tests that attach/detach hooks under load then keep the load on the
- * patching cpu (concurrent, not parallel).
+ * True under QEMU's TCG (CPUID hypervisor signature "TCGTCGTCGTCG"),
+ * where the guest is many times slower than a machine. Multi-threaded TCG
+ * can run stale code after ftrace patches a function that another vCPU
+ * runs hot; the project's guests run TCG single-threaded (the vCPUs take
+ * turns), which does not, so tests keep their load on every cpu there too.
  */
 bool under_tcg(void);
 /*

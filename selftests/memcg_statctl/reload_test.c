@@ -6,9 +6,9 @@
  * clean, every reload must come back with the same hooks and with its
  * counters starting near zero, and the module must be loaded at the end.
  *
- * Under QEMU's TCG the child and this process share cpu 0 (see
- * under_tcg() in lib.h): TCG itself stalls when ftrace patches a function
- * another vCPU is running hot.
+ * The child runs on any cpu, so that a hooked function may run on one cpu
+ * while another patches it (the guests run QEMU's TCG single-threaded: the
+ * vCPUs take turns, and none runs code that another has just patched).
  *
  * "Near zero": each cycle measures every counter's rate over RUN_MS while
  * loaded; right after the next load a counter may hold at most what that
@@ -134,11 +134,6 @@ static int test_reload_cycles(void)
 	}
 	if (cg_create_leaf("reload", cg, sizeof(cg)))
 		return KSFT_FAIL;
-	if (under_tcg()) {
-		diag("QEMU TCG: the faulting child shares cpu 0 with the "
-		     "loader (TCG stalls on live patching of hot code)");
-		pin_to_cpu(0);	/* inherited by the child */
-	}
 	r = child_start(&c, cg, fault_loop, cg);
 	if (!r)
 		r = child_wait_ready(&c, 10000);
