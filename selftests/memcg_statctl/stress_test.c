@@ -40,11 +40,11 @@
  *          knob written at least once and one read-back of each knob free
  *          of its racer (else the run was too short to judge; the run
  *          goes on for them); no counter of `stats` went down between
- *          two reads of one epoch; the hits of a hook attached at two reads did not go
- *          down; the sets of counters and hooks and the `version` text
- *          never changed; no hook `failed`; every knob always read a value
- *          it allows; no value looks like a wrapped negative number; no
- *          load child failed. Afterwards, knobs back to their values from
+ *          two reads of one epoch; the hits of a hook attached at two
+ *          reads did not go down; the sets of counters and hooks and the
+ *          `version` text never changed; no hook `failed`; every knob
+ *          always read a value it allows; no value looks like a wrapped
+ *          negative number; no load child failed. Afterwards, knobs back to their values from
  *          before and the load gone, at quiescence: flush.requests =
  *          flush.performed + flush.skipped over the last epoch (at least
  *          one request); and the kernel log since the start has no
