@@ -44,13 +44,13 @@
  *          reads did not go down; the sets of counters and hooks and the
  *          `version` text never changed; no hook `failed`; every knob
  *          always read a value it allows; no value looks like a wrapped
- *          negative number; no load child failed. Afterwards, knobs back to their values from
- *          before and the load gone, at quiescence: flush.requests =
- *          flush.performed + flush.skipped over the last epoch (at least
- *          one request); and the kernel log since the start has no
- *          WARNING, BUG, Oops, lockdep, KASAN, UBSAN, "sleeping function",
- *          stall or lockup line. Prints the rate of each kind of operation
- *          and the invariants' counts.
+ *          negative number; no load child failed. Afterwards, knobs
+ *          back to their values from before and the load gone, at
+ *          quiescence: flush.requests = flush.performed + flush.skipped
+ *          over the last epoch (at least one request); and the kernel
+ *          log since the start has no WARNING, BUG, Oops, lockdep, KASAN,
+ *          UBSAN, "sleeping function", stall or lockup line. Prints the
+ *          rate of each kind of operation and the invariants' counts.
  *          Without flush control (version's flush_control not `available`,
  *          e.g. PREEMPT_RT 6.1) the same, except that every write of a
  *          flush knob must fail with EOPNOTSUPP (EINVAL allowed for an
