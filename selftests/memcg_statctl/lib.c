@@ -1310,7 +1310,8 @@ bool kmsg_clean(const struct kmsg_mark *m)
 	return !r;
 }
 
-int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
+static int hooks_state_check(const char *const *prefixes, size_t n,
+			     const char *want, bool missing_ok)
 {
 	struct hooks hs;
 	int i, seen = 0, bad = 0;
@@ -1324,6 +1325,11 @@ int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
 				    strlen(prefixes[k])))
 				continue;
 			seen++;
+			if (missing_ok && !strcmp(hs.h[i].state, "missing")) {
+				diag("hook %s is missing on this kernel",
+				     hs.h[i].name);
+				continue;
+			}
 			if (strcmp(hs.h[i].state, want)) {
 				diag("hook %s is %s, want %s", hs.h[i].name,
 				     hs.h[i].state, want);
@@ -1336,6 +1342,17 @@ int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
 		bad++;
 	}
 	return bad;
+}
+
+int hooks_state_is(const char *const *prefixes, size_t n, const char *want)
+{
+	return hooks_state_check(prefixes, n, want, false);
+}
+
+int hooks_present_state_is(const char *const *prefixes, size_t n,
+			   const char *want)
+{
+	return hooks_state_check(prefixes, n, want, true);
 }
 
 int memstat_read_loop(void *arg, struct child *c)

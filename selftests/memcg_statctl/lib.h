@@ -94,6 +94,12 @@ const struct hook *hook_find(const struct hooks *hs, const char *name);
  * (each said in a diagnostic), 1 when `hooks` cannot be read.
  */
 int hooks_state_is(const char *const *prefixes, size_t n, const char *want);
+/*
+ * The same, except that a hook `missing` on this kernel (a function it
+ * needs is not a function of its own there) passes, said in a diagnostic.
+ */
+int hooks_present_state_is(const char *const *prefixes, size_t n,
+			   const char *want);
 /* Every counter of @names (@n) is in `stats`; else says which is not. */
 bool counters_present(const char *const *names, size_t n);
 
