@@ -54,47 +54,151 @@ static long mcs_btf_extra(const struct btf_type *t)
 	}
 }
 
-int mcs_btf_member_offset(const char *type, const char *member)
-{
+/* The kernel's BTF blob: its header, types and strings. */
+struct mcs_btf {
 	const struct btf_header *hdr;
-	const char *start, *end, *types, *types_end, *strs;
-	const struct btf_type *t;
-	unsigned int i;
+	const char *types, *types_end, *strs;
+};
+
+static int mcs_btf_open(struct mcs_btf *b)
+{
+	const char *start, *end;
 
 	start = (const char *)mcs_ksym("__start_BTF");
 	end = (const char *)mcs_ksym("__stop_BTF");
-	if (!start || !end || end - start < (long)sizeof(*hdr))
+	if (!start || !end || end - start < (long)sizeof(*b->hdr))
 		return -ENOENT;
-	hdr = (const struct btf_header *)start;
-	if (hdr->magic != BTF_MAGIC ||
-	    (u64)hdr->hdr_len + hdr->type_off + hdr->type_len > end - start ||
-	    (u64)hdr->hdr_len + hdr->str_off + hdr->str_len > end - start)
+	b->hdr = (const struct btf_header *)start;
+	if (b->hdr->magic != BTF_MAGIC ||
+	    (u64)b->hdr->hdr_len + b->hdr->type_off + b->hdr->type_len >
+	    end - start ||
+	    (u64)b->hdr->hdr_len + b->hdr->str_off + b->hdr->str_len >
+	    end - start)
 		return -EINVAL;
-	types = start + hdr->hdr_len + hdr->type_off;
-	types_end = types + hdr->type_len;
-	strs = start + hdr->hdr_len + hdr->str_off;
+	b->types = start + b->hdr->hdr_len + b->hdr->type_off;
+	b->types_end = b->types + b->hdr->type_len;
+	b->strs = start + b->hdr->hdr_len + b->hdr->str_off;
+	return 0;
+}
 
-	for (t = (const void *)types; (const char *)(t + 1) <= types_end;) {
+static const char *mcs_btf_name(const struct mcs_btf *b, u32 off)
+{
+	return off < b->hdr->str_len ? b->strs + off : "";
+}
+
+/*
+ * The type of id @id (ids count from 1 in blob order), or the first struct
+ * named @name when @name is set; NULL when there is none.
+ */
+static const struct btf_type *mcs_btf_find(const struct mcs_btf *b, u32 id,
+					   const char *name)
+{
+	const struct btf_type *t;
+	u32 n = 1;
+
+	for (t = (const void *)b->types; (const char *)(t + 1) <= b->types_end;
+	     n++) {
 		long extra = mcs_btf_extra(t);
-		const struct btf_member *m = (const void *)(t + 1);
 
-		if (extra < 0 || (const char *)(t + 1) + extra > types_end)
-			return -EINVAL;
-		if (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT &&
-		    t->name_off < hdr->str_len &&
-		    !strcmp(strs + t->name_off, type)) {
-			for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
-				u32 bits = BTF_INFO_KFLAG(t->info) ?
-					   BTF_MEMBER_BIT_OFFSET(m->offset) :
-					   m->offset;
-
-				if (m->name_off < hdr->str_len &&
-				    !strcmp(strs + m->name_off, member))
-					return bits % 8 ? -EINVAL : bits / 8;
-			}
-			return -ENOENT;
-		}
+		if (extra < 0 || (const char *)(t + 1) + extra > b->types_end)
+			return NULL;
+		if (!name && n == id)
+			return t;
+		if (name && BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT &&
+		    !strcmp(mcs_btf_name(b, t->name_off), name))
+			return t;
 		t = (const void *)((const char *)(t + 1) + extra);
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+/* The size of type @id, through typedefs and qualifiers; 0 if unknown. */
+static u32 mcs_btf_size(const struct mcs_btf *b, u32 id)
+{
+	const struct btf_type *t;
+	int depth;
+
+	for (depth = 0; depth < 16; depth++) {
+		t = mcs_btf_find(b, id, NULL);
+		if (!t)
+			return 0;
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		case BTF_KIND_PTR:
+			return sizeof(void *);
+		case BTF_KIND_INT:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_FLOAT:
+			return t->size;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static const struct btf_member *mcs_btf_find_member(const struct mcs_btf *b,
+						    const char *type,
+						    const char *member)
+{
+	const struct btf_type *t = mcs_btf_find(b, 0, type);
+	const struct btf_member *m;
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	m = (const void *)(t + 1);
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++)
+		if (!strcmp(mcs_btf_name(b, m->name_off), member))
+			return m;
+	return NULL;
+}
+
+static int mcs_btf_offset(const struct mcs_btf *b, const char *type,
+			  const struct btf_member *m)
+{
+	const struct btf_type *t = mcs_btf_find(b, 0, type);
+	u32 bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) :
+					     m->offset;
+
+	return bits % 8 ? -EINVAL : bits / 8;
+}
+
+int mcs_btf_member(const char *type, const char *member,
+		   const char *member_type, u32 size)
+{
+	const struct btf_type *mt;
+	const struct btf_member *m;
+	struct mcs_btf b;
+	const char *name;
+	u32 sz;
+	int ret = mcs_btf_open(&b);
+
+	if (ret) {
+		pr_err("no usable BTF in this kernel (%d)\n", ret);
+		return ret;
+	}
+	m = mcs_btf_find_member(&b, type, member);
+	if (!m) {
+		pr_err("BTF: no %s.%s in this kernel\n", type, member);
+		return -ENOENT;
+	}
+	mt = mcs_btf_find(&b, m->type, NULL);
+	name = mt ? mcs_btf_name(&b, mt->name_off) : "";
+	sz = mcs_btf_size(&b, m->type);
+	if (strcmp(name, member_type) || sz != size) {
+		pr_err("BTF: %s.%s is '%s' of %u bytes, not '%s' of %u\n",
+		       type, member, name, sz, member_type, size);
+		return -EINVAL;
+	}
+	return mcs_btf_offset(&b, type, m);
 }

@@ -61,17 +61,10 @@
 
 #ifdef __ASSEMBLY__
 /*
- * For the direct trampolines (site_tramp.S). SYM_FUNC_START() carries an
- * ENDBR up to 6.x and none from 7.x on; the trampolines' addresses are
- * taken, so they start with one everywhere. Call-depth accounting (the
+ * For the direct trampolines (site_tramp.S). Call-depth accounting (the
  * retbleed "stuff" mitigation) exists from 6.2 on: a trampoline entered
  * from an fentry site accounts for that call itself, as ftrace's do.
  */
-#ifdef MCS_GEN_7X
-#define MCS_TRAMP_ENDBR		ENDBR
-#else
-#define MCS_TRAMP_ENDBR
-#endif
 #ifdef MCS_GEN_61
 .macro CALL_DEPTH_ACCOUNT
 .endm
@@ -124,11 +117,13 @@
 #ifdef MCS_GEN_61
 #define mcs_direct_register(ops, addr)	register_ftrace_direct_multi(ops, addr)
 #define mcs_direct_modify(ops, addr)	modify_ftrace_direct_multi(ops, addr)
-static inline void mcs_direct_unregister(struct ftrace_ops *ops,
-					 unsigned long addr)
+static inline int mcs_direct_unregister(struct ftrace_ops *ops,
+					unsigned long addr)
 {
-	unregister_ftrace_direct_multi(ops, addr);
+	int ret = unregister_ftrace_direct_multi(ops, addr);
+
 	ftrace_free_filter(ops);
+	return ret;
 }
 #else
 #define mcs_direct_register(ops, addr)	register_ftrace_direct(ops, addr)
@@ -145,7 +140,7 @@ static inline void mcs_direct_unregister(struct ftrace_ops *ops,
 #else
 #define mcs_direct_register(ops, addr)	(-EOPNOTSUPP)
 #define mcs_direct_modify(ops, addr)	(-EOPNOTSUPP)
-#define mcs_direct_unregister(ops, addr) do { } while (0)
+#define mcs_direct_unregister(ops, addr) (-EOPNOTSUPP)
 #define MCS_HAVE_DIRECT		0
 #endif
 

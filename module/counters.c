@@ -35,6 +35,8 @@ static const char * const mcs_counter_names[MCS_NR_COUNTERS] = {
 	[MCS_OBJCG_VMSTAT_FLUSHES]	= "objcg_vmstat.flushes",
 	[MCS_STAT_UPDATES]		= "stat_updates",
 	[MCS_STAT_UPDATES_AMOUNT]	= "stat_updates.amount",
+	[MCS_CALLER_RECOVERED]		= "caller.recovered",
+	[MCS_CALLER_UNATTRIBUTED]	= "caller.unattributed",
 };
 
 #define MCS_SOURCES_MAX		64

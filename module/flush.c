@@ -40,16 +40,19 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/wait_bit.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
 #include "counters.h"
 #include "flush.h"
+#include "flush_tick.h"
 
 enum mcs_flush_mode {
 	MCS_MODE_KERNEL,
@@ -107,18 +110,21 @@ void mcs_flush_enter(void)
 
 void mcs_flush_leave(void)
 {
-	atomic_dec(&mcs_inflight);
+	if (atomic_dec_and_test(&mcs_inflight))
+		wake_up_var(&mcs_inflight);
 }
 
 /*
  * update_flush_every N: every Nth update on a cpu queues one asynchronous
  * flush. Called by the update rows (site_tramp.S, site.c) while N is set.
+ * queue_work() takes a spinlock: never from an NMI; the tick still counts.
  */
 void notrace mcs_flush_update_tick(void)
 {
 	unsigned int every = READ_ONCE(mcs_update_every);
 
-	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0) {
+	if (every && this_cpu_inc_return(mcs_update_calls) % every == 0 &&
+	    !in_nmi()) {
 		mcs_count(MCS_FLUSH_ASYNC_QUEUED);
 		queue_work(MCS_UNBOUND_WQ, &mcs_async_work);
 	}
@@ -274,16 +280,74 @@ static int mcs_apply_update_every(unsigned int every)
 	return ret;
 }
 
+/*
+ * Knob parsers: 0 and the value, or -EINVAL. The checkers, for module
+ * parameters, also say whether the value asks for something the kernel
+ * would not do by itself (1), which needs flush control.
+ */
+static int mcs_parse_mode(const char *text)
+{
+	int mode = match_string(mcs_mode_names, ARRAY_SIZE(mcs_mode_names),
+				text);
+
+	return mode < 0 ? -EINVAL : mode;
+}
+
+static int mcs_parse_threshold(const char *text, u64 *v)
+{
+	return mcs_knob_parse_u64(text, 0, MCS_THRESHOLD_MAX, v);
+}
+
+static int mcs_parse_period(const char *text, u64 *v)
+{
+	if (mcs_knob_parse_u64(text, 0, MCS_PERIOD_MAX_MS, v) ||
+	    (*v && *v < MCS_PERIOD_MIN_MS))
+		return -EINVAL;
+	return 0;
+}
+
+static int mcs_parse_update_every(const char *text, u64 *v)
+{
+	return mcs_knob_parse_u64(text, 0, MCS_UPDATE_EVERY_MAX, v);
+}
+
+static int mcs_check_mode(const char *text)
+{
+	int mode = mcs_parse_mode(text);
+
+	return mode < 0 ? mode : mode != MCS_MODE_KERNEL;
+}
+
+static int mcs_check_threshold(const char *text)
+{
+	u64 v;
+
+	return mcs_parse_threshold(text, &v) ?: 1;
+}
+
+static int mcs_check_period(const char *text)
+{
+	u64 v;
+
+	return mcs_parse_period(text, &v) ?: v != MCS_KERNEL_PERIOD_MS;
+}
+
+static int mcs_check_update_every(const char *text)
+{
+	u64 v;
+
+	return mcs_parse_update_every(text, &v) ?: v != 0;
+}
+
 /* Knob setters: parse, then apply under the knob lock. */
 
 static int mcs_set_mode(const char *text)
 {
-	int mode = match_string(mcs_mode_names, ARRAY_SIZE(mcs_mode_names),
-				text);
+	int mode = mcs_parse_mode(text);
 	int ret;
 
 	if (mode < 0)
-		return -EINVAL;
+		return mode;
 	mutex_lock(&mcs_knob_lock);
 	ret = mcs_available ? mcs_apply_mode(mode) : -EOPNOTSUPP;
 	mutex_unlock(&mcs_knob_lock);
@@ -294,7 +358,7 @@ static int mcs_set_threshold(const char *text)
 {
 	u64 v;
 
-	if (mcs_knob_parse_u64(text, 0, MCS_THRESHOLD_MAX, &v))
+	if (mcs_parse_threshold(text, &v))
 		return -EINVAL;
 	/* Like the other flush knobs: nothing would read it. */
 	if (!mcs_available)
@@ -307,8 +371,7 @@ static int mcs_set_period(const char *text)
 {
 	u64 v;
 
-	if (mcs_knob_parse_u64(text, 0, MCS_PERIOD_MAX_MS, &v) ||
-	    (v && v < MCS_PERIOD_MIN_MS))
+	if (mcs_parse_period(text, &v))
 		return -EINVAL;
 	if (!mcs_available)
 		return -EOPNOTSUPP;
@@ -323,7 +386,7 @@ static int mcs_set_update_every(const char *text)
 	u64 v;
 	int ret;
 
-	if (mcs_knob_parse_u64(text, 0, MCS_UPDATE_EVERY_MAX, &v))
+	if (mcs_parse_update_every(text, &v))
 		return -EINVAL;
 	mutex_lock(&mcs_knob_lock);
 	ret = mcs_available ? mcs_apply_update_every(v) : -EOPNOTSUPP;
@@ -375,11 +438,13 @@ MODULE_PARM_DESC(update_flush_every, "Initial update_flush_every: 0 (off) or N, 
  * period and update_flush_every it was loaded with.
  */
 const struct mcs_knob mcs_flush_knobs[] = {
-	MCS_KNOB_ROW(flush_threshold, mcs_set_threshold, mcs_show_threshold),
-	MCS_KNOB_ROW(flush_period_ms, mcs_set_period, mcs_show_period),
+	MCS_KNOB_ROW(flush_threshold, mcs_set_threshold, mcs_show_threshold,
+		     mcs_check_threshold),
+	MCS_KNOB_ROW(flush_period_ms, mcs_set_period, mcs_show_period,
+		     mcs_check_period),
 	MCS_KNOB_ROW(update_flush_every, mcs_set_update_every,
-		     mcs_show_update_every),
-	MCS_KNOB_ROW(flush_mode, mcs_set_mode, mcs_show_mode),
+		     mcs_show_update_every, mcs_check_update_every),
+	MCS_KNOB_ROW(flush_mode, mcs_set_mode, mcs_show_mode, mcs_check_mode),
 };
 
 const unsigned int mcs_flush_nr_knobs = ARRAY_SIZE(mcs_flush_knobs);
@@ -419,12 +484,27 @@ static const char *mcs_backend_missing(void)
 	return NULL;
 }
 
+/*
+ * Without flush control the module still loads and counts, but only if no
+ * flush parameter asks for what it cannot do (@state says why).
+ */
+static int mcs_flush_params_unavailable(const char *state)
+{
+	return mcs_knobs_check_params(mcs_flush_knobs, mcs_flush_nr_knobs,
+				      state);
+}
+
 int mcs_flush_init(void)
 {
 	const char *missing;
 	unsigned int i;
 	int ret;
 
+	/* An invalid parameter fails the load, whatever else happens. */
+	ret = mcs_knobs_check_params(mcs_flush_knobs, mcs_flush_nr_knobs,
+				     NULL);
+	if (ret)
+		return ret;
 	mcs_threshold = MEMCG_CHARGE_BATCH * num_online_cpus();
 	ret = mcs_hook_table_init(&mcs_backend_hooks);
 	if (ret)
@@ -432,8 +512,12 @@ int mcs_flush_init(void)
 	ret = mcs_hook_table_init(&mcs_update_hooks);
 	if (ret)
 		goto fail_backend_table;
-	if (!flush_hooks)
+	if (!flush_hooks) {
+		ret = mcs_flush_params_unavailable("off (flush_hooks=0)");
+		if (ret)
+			goto fail_tables;
 		return 0;
+	}
 	missing = mcs_backend_missing();
 	if (missing || mcs_backend_init()) {
 		/* Load all the same: `hooks` and `version` say why. */
@@ -441,10 +525,13 @@ int mcs_flush_init(void)
 		mcs_hooks_set_missing(&mcs_backend_hooks, ~0U);
 		mcs_hooks_set_missing(&mcs_update_hooks, ~0U);
 		if (missing)
-			pr_warn("flush control unavailable: %s() is not a function of its own in this kernel (inlined into its callers): no flush point to redirect\n",
+			pr_warn("flush control unavailable: %s() or its caller is not a function of its own in this kernel (inlined): no flush point to redirect\n",
 				missing);
 		else
 			pr_warn("flush control unavailable on this kernel\n");
+		ret = mcs_flush_params_unavailable("missing on this kernel");
+		if (ret)
+			goto fail_tables;
 		return 0;
 	}
 	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
@@ -460,6 +547,9 @@ int mcs_flush_init(void)
 		mcs_attach_failed = true;
 		pr_warn("flush control unavailable: a flush hook could not attach (%d)\n",
 			ret);
+		ret = mcs_flush_params_unavailable("failed to attach");
+		if (ret)
+			goto fail_tables;
 		return 0;
 	}
 	mcs_available = true;
@@ -476,6 +566,8 @@ int mcs_flush_init(void)
 	}
 	return 0;
 
+fail_tables:
+	mcs_hook_table_exit(&mcs_update_hooks);
 fail_backend_table:
 	mcs_hook_table_exit(&mcs_backend_hooks);
 	return ret;
@@ -489,9 +581,14 @@ void mcs_flush_exit(void)
 		cancel_work_sync(&mcs_async_work);
 		mcs_apply_period(MCS_KERNEL_PERIOD_MS);
 		mcs_hooks_detach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
-		/* No task may be left in the replacement when we return. */
-		while (atomic_read(&mcs_inflight))
-			usleep_range(100, 1000);
+		/*
+		 * No new call reaches a replacement now. Wait for the calls
+		 * inside one to leave it, then for every task to have passed
+		 * a voluntary switch, so that none is still between
+		 * mcs_flush_leave() and the replacement's return.
+		 */
+		wait_var_event(&mcs_inflight, !atomic_read(&mcs_inflight));
+		synchronize_rcu_tasks();
 		if (mcs_mode != MCS_MODE_KERNEL)
 			mcs_backend_gate(false);
 		mcs_mode = MCS_MODE_KERNEL;

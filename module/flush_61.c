@@ -43,7 +43,6 @@ static struct {
 	atomic_t *threshold;
 	struct delayed_work *dwork;
 	struct mem_cgroup **root;
-	unsigned long dwork_fn_start, dwork_fn_end;
 } k61;
 
 static __noipa noinline void mcs61_call_rstat_flush(struct cgroup *cgrp)
@@ -55,22 +54,27 @@ static struct mcs_kcall mcs61_kc_rstat_flush = {
 	.stub = mcs61_call_rstat_flush,
 };
 
-/* The replacement of __mem_cgroup_flush_stats(void). */
+/* The replacement of __mem_cgroup_flush_stats(void) for readers. */
 static void mcs61_flush_stats(void)
 {
-	unsigned long caller = (unsigned long)__builtin_return_address(0);
-
 	mcs_flush_enter();
-	if (caller >= k61.dwork_fn_start && caller < k61.dwork_fn_end)
-		mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
-	else
-		mcs_flush_request(MCS_ORIGIN_READER, NULL);
+	mcs_flush_request(MCS_ORIGIN_READER, NULL);
+	mcs_flush_leave();
+}
+
+/* The same, called from the kernel's periodic work. */
+static void mcs61_flush_stats_periodic(void)
+{
+	mcs_flush_enter();
+	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
 	mcs_flush_leave();
 }
 
 static struct mcs_hook mcs61_rows[] = {
-	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
-			 mcs61_flush_stats),
+	MCS_REDIRECT_BY_CALLER_ROW("flush", "__mem_cgroup_flush_stats",
+				   mcs61_flush_stats,
+				   "flush_memcg_stats_dwork",
+				   mcs61_flush_stats_periodic),
 };
 
 struct mcs_hook_table mcs_backend_hooks = {
@@ -87,9 +91,7 @@ int mcs_backend_init(void)
 	       mcs_backend_need("stats_flush_threshold", &k61.threshold) ?:
 	       mcs_backend_need("stats_flush_dwork", &k61.dwork) ?:
 	       mcs_backend_need("root_mem_cgroup", &k61.root) ?:
-	       mcs_backend_need("cgroup_rstat_flush_irqsafe", &flush) ?:
-	       mcs_ksym_range("flush_memcg_stats_dwork", &k61.dwork_fn_start,
-			      &k61.dwork_fn_end) ?:
+	       mcs_backend_need_fn("cgroup_rstat_flush_irqsafe", &flush) ?:
 	       mcs_kcall_attach(&mcs61_kc_rstat_flush, flush);
 }
 

@@ -108,13 +108,13 @@ int mcs_backend_init(void)
 	ret = mcs_backend_need("flush_last_time", &k612.last_time) ?:
 	      mcs_backend_need("stats_flush_dwork", &k612.dwork) ?:
 	      mcs_backend_need("root_mem_cgroup", &k612.root) ?:
-	      mcs_backend_need("cgroup_rstat_flush", &flush);
+	      mcs_backend_need_fn("cgroup_rstat_flush", &flush);
 	if (ret)
 		return ret;
-	k612.updates_off = mcs_btf_member_offset("memcg_vmstats",
-						 "stats_updates");
+	k612.updates_off = mcs_btf_member("memcg_vmstats", "stats_updates",
+					  "atomic64_t", sizeof(atomic64_t));
 	if (k612.updates_off < 0) {
-		pr_err("flush control: no memcg_vmstats.stats_updates in this kernel's BTF (%d)\n",
+		pr_err("flush control: memcg_vmstats.stats_updates unusable (%d)\n",
 		       k612.updates_off);
 		return k612.updates_off;
 	}

@@ -46,7 +46,6 @@ static struct {
 	struct delayed_work *dwork;
 	struct mem_cgroup **root;
 	int updates_off;	/* of stats_updates in struct memcg_vmstats */
-	unsigned long dwork_fn_start, dwork_fn_end;
 } k7x;
 
 static __noipa noinline void mcs7x_call_css_flush(struct cgroup_subsys_state *css)
@@ -61,15 +60,18 @@ static struct mcs_kcall mcs7x_kc_css_flush = {
 /* The replacement of __mem_cgroup_flush_stats(memcg, force). */
 static void mcs7x_flush_stats(struct mem_cgroup *memcg, bool force)
 {
-	unsigned long caller = (unsigned long)__builtin_return_address(0);
-	enum mcs_flush_origin origin = MCS_ORIGIN_READER;
-
-	if (force)
-		origin = caller >= k7x.dwork_fn_start &&
-			 caller < k7x.dwork_fn_end ?
-			 MCS_ORIGIN_KERNEL_PERIODIC : MCS_ORIGIN_FORCED;
 	mcs_flush_enter();
-	mcs_flush_request(origin, memcg);
+	mcs_flush_request(force ? MCS_ORIGIN_FORCED : MCS_ORIGIN_READER,
+			  memcg);
+	mcs_flush_leave();
+}
+
+/* The same, called from the kernel's periodic work. */
+static void mcs7x_flush_stats_periodic(struct mem_cgroup *memcg, bool force)
+{
+	mcs_flush_enter();
+	mcs_flush_request(force ? MCS_ORIGIN_KERNEL_PERIODIC :
+				  MCS_ORIGIN_READER, memcg);
 	mcs_flush_leave();
 }
 
@@ -88,8 +90,10 @@ static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
 }
 
 static struct mcs_hook mcs7x_rows[] = {
-	MCS_REDIRECT_ROW("flush", "__mem_cgroup_flush_stats",
-			 mcs7x_flush_stats),
+	MCS_REDIRECT_BY_CALLER_ROW("flush", "__mem_cgroup_flush_stats",
+				   mcs7x_flush_stats,
+				   "flush_memcg_stats_dwork",
+				   mcs7x_flush_stats_periodic),
 	MCS_REDIRECT_ROW("flush.ratelimited",
 			 "mem_cgroup_flush_stats_ratelimited",
 			 mcs7x_flush_stats_ratelimited),
@@ -108,15 +112,14 @@ int mcs_backend_init(void)
 	ret = mcs_backend_need("flush_last_time", &k7x.last_time) ?:
 	      mcs_backend_need("stats_flush_dwork", &k7x.dwork) ?:
 	      mcs_backend_need("root_mem_cgroup", &k7x.root) ?:
-	      mcs_backend_need("css_rstat_flush", &flush) ?:
-	      mcs_ksym_range("flush_memcg_stats_dwork", &k7x.dwork_fn_start,
-			     &k7x.dwork_fn_end);
+	      mcs_backend_need_fn("css_rstat_flush", &flush);
 	if (ret)
 		return ret;
-	k7x.updates_off = mcs_btf_member_offset("memcg_vmstats",
-						"stats_updates");
+	k7x.updates_off = mcs_btf_member("memcg_vmstats", "stats_updates",
+					 "atomic_long_t",
+					 sizeof(atomic_long_t));
 	if (k7x.updates_off < 0) {
-		pr_err("flush control: no memcg_vmstats.stats_updates in this kernel's BTF (%d)\n",
+		pr_err("flush control: memcg_vmstats.stats_updates unusable (%d)\n",
 		       k7x.updates_off);
 		return k7x.updates_off;
 	}

@@ -23,9 +23,16 @@ enum mcs_flush_origin {
 /* The per-generation hook table: the redirects of the flush choke points. */
 extern struct mcs_hook_table mcs_backend_hooks;
 
-/* Resolve a kernel object the backend needs (ksym.h). */
-#define mcs_backend_need(name, addr) \
-	mcs_ksym_need("flush control", name, addr)
+/*
+ * Resolve a variable of the kernel the backend accesses, given the address
+ * of a typed pointer to it, or a function it calls (ksym.h).
+ */
+#define mcs_backend_need(name, ptr) ({				\
+	typeof(ptr) __p = (ptr);					\
+	mcs_ksym_object("flush control", name, __p, sizeof(**__p));	\
+})
+#define mcs_backend_need_fn(name, addr) \
+	mcs_ksym_function("flush control", name, addr)
 
 /* Resolve the kernel objects; -ENOENT when this kernel lacks one. */
 int mcs_backend_init(void);

@@ -19,6 +19,7 @@
 #include "hook.h"
 #include "ksym.h"
 #include "site.h"
+#include "unregister.h"
 
 static DEFINE_MUTEX(mcs_hook_lock);
 
@@ -31,11 +32,14 @@ static void notrace mcs_redirect_cb(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs)
 {
 	struct mcs_hook *h = container_of(op, struct mcs_hook, ops);
+	void *to = h->redirect_to;
 
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	this_cpu_inc(h->pcpu->hits);
-	mcs_fregs_set_ip(fregs, (unsigned long)h->redirect_to);
+	if (parent_ip >= h->alt_start && parent_ip < h->alt_end)
+		to = h->redirect_alt;
+	mcs_fregs_set_ip(fregs, (unsigned long)to);
 }
 
 static int mcs_hook_register(struct mcs_hook *h)
@@ -46,7 +50,8 @@ static int mcs_hook_register(struct mcs_hook *h)
 		return mcs_site_attach(h->site, &h->row);
 	memset(&h->ops, 0, sizeof(h->ops));
 	h->ops.func = mcs_redirect_cb;
-	h->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+	h->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
+		       FTRACE_OPS_FL_PERMANENT;
 	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 0);
 	if (ret)
 		return ret;
@@ -62,7 +67,7 @@ static void mcs_hook_unregister(struct mcs_hook *h)
 		mcs_site_detach(h->site, &h->row);
 		return;
 	}
-	unregister_ftrace_function(&h->ops);
+	mcs_unregister_check(unregister_ftrace_function(&h->ops), h->target);
 	ftrace_free_filter(&h->ops);
 }
 
@@ -95,12 +100,26 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 		pr_info("hook %s: %s not in this kernel\n", h->name, h->target);
 		return 0;
 	}
+	if (!mcs_ksym_in_text(h->addr)) {
+		pr_info("hook %s: %s is not in the kernel image (a module's symbol?)\n",
+			h->name, h->target);
+		h->addr = 0;
+		return 0;
+	}
 	h->row.caller_start = 0;
 	h->row.caller_end = ULONG_MAX;
 	if (h->caller && mcs_ksym_range(h->caller, &h->row.caller_start,
 					&h->row.caller_end)) {
 		pr_info("hook %s: caller %s not in this kernel\n", h->name,
 			h->caller);
+		return 0;
+	}
+	h->alt_start = 0;
+	h->alt_end = 0;
+	if (h->alt_caller && mcs_ksym_range(h->alt_caller, &h->alt_start,
+					    &h->alt_end)) {
+		pr_info("hook %s: caller %s not in this kernel\n", h->name,
+			h->alt_caller);
 		return 0;
 	}
 	h->pcpu = alloc_percpu(struct mcs_row_pcpu);
@@ -113,6 +132,14 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 		mcs_counter_add_source(h->counter, &h->pcpu->hits);
 		if (h->kind != MCS_KIND_COUNT)
 			mcs_counter_add_source(h->amount, &h->pcpu->amount);
+		if (h->caller) {
+			mcs_counter_add_source(MCS_CALLER_RECOVERED,
+					       &h->pcpu->recovered);
+			mcs_counter_add_source(MCS_CALLER_UNATTRIBUTED,
+					       &h->pcpu->unattributed);
+			mcs_counter_set_present(MCS_CALLER_RECOVERED);
+			mcs_counter_set_present(MCS_CALLER_UNATTRIBUTED);
+		}
 		if (h->group != MCS_GRP_UPDATE)
 			mcs_counter_set_present(h->counter);
 	}

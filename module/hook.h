@@ -53,6 +53,13 @@ struct mcs_hook {
 	enum mcs_counter amount;	/* update rows: of their amounts */
 	unsigned int kind;		/* count: MCS_KIND_* of site_abi.h */
 	void *redirect_to;		/* redirect: the replacement */
+	/*
+	 * redirect: calls from @alt_caller go to @redirect_alt instead. The
+	 * ftrace callback sees the true caller even when a kretprobe or the
+	 * graph tracer has replaced the return address on the stack.
+	 */
+	const char *alt_caller;
+	void *redirect_alt;
 
 	/* Runtime state, owned by hook.c. */
 	enum mcs_hook_state state;
@@ -61,6 +68,7 @@ struct mcs_hook {
 	struct mcs_site *site;		/* count */
 	struct mcs_site_row row;	/* count */
 	struct ftrace_ops ops;		/* redirect */
+	unsigned long alt_start, alt_end;	/* redirect: @alt_caller */
 };
 
 /* A redirect of @target to the module function @to. */
@@ -88,6 +96,18 @@ struct mcs_hook {
 		.counter = MCS_STAT_UPDATES,		\
 		.amount = MCS_STAT_UPDATES_AMOUNT,	\
 		.kind = _kind,				\
+	}
+
+/* A redirect of @target to @to, or to @alt for calls from @caller. */
+#define MCS_REDIRECT_BY_CALLER_ROW(_name, _target, _to, _caller, _alt) \
+	{						\
+		.name = _name,				\
+		.target = _target,			\
+		.mech = MCS_MECH_REDIRECT,		\
+		.group = MCS_GRP_REDIRECT,		\
+		.redirect_to = _to,			\
+		.alt_caller = _caller,			\
+		.redirect_alt = _alt,			\
 	}
 
 struct mcs_hook_table {

@@ -6,6 +6,7 @@
 
 #include "compat.h"
 #include "kcall.h"
+#include "unregister.h"
 
 static void notrace mcs_kcall_cb(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *op,
@@ -25,7 +26,13 @@ int mcs_kcall_attach(struct mcs_kcall *kc, unsigned long addr)
 	memset(&kc->ops, 0, sizeof(kc->ops));
 	kc->addr = addr;
 	kc->ops.func = mcs_kcall_cb;
-	kc->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+	/*
+	 * PERMANENT, as livepatch does: with it registered, the kernel
+	 * refuses kernel.ftrace_enabled=0, which would turn every stub into
+	 * its empty body and every hook off while `hooks` says attached.
+	 */
+	kc->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
+			FTRACE_OPS_FL_PERMANENT;
 	ret = ftrace_set_filter_ip(&kc->ops, (unsigned long)kc->stub, 0, 0);
 	if (!ret) {
 		ret = register_ftrace_function(&kc->ops);
@@ -33,7 +40,8 @@ int mcs_kcall_attach(struct mcs_kcall *kc, unsigned long addr)
 			ftrace_free_filter(&kc->ops);
 	}
 	if (ret) {
-		pr_err("cannot route calls to %s: %d\n", kc->name, ret);
+		pr_err("cannot route calls to %s: %d%s\n", kc->name, ret,
+		       ret == -EBUSY ? " (is sysctl kernel.ftrace_enabled 0?)" : "");
 		return ret;
 	}
 	kc->attached = true;
@@ -44,7 +52,7 @@ void mcs_kcall_detach(struct mcs_kcall *kc)
 {
 	if (!kc->attached)
 		return;
-	unregister_ftrace_function(&kc->ops);
+	mcs_unregister_check(unregister_ftrace_function(&kc->ops), kc->name);
 	ftrace_free_filter(&kc->ops);
 	kc->attached = false;
 }

@@ -39,3 +39,27 @@ int mcs_knobs_apply_params(const struct mcs_knob *knobs, unsigned int n)
 	}
 	return 0;
 }
+
+int mcs_knobs_check_params(const struct mcs_knob *knobs, unsigned int n,
+			   const char *unavailable)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!knobs[i].param || !*knobs[i].param || !knobs[i].check)
+			continue;
+		ret = knobs[i].check(*knobs[i].param);
+		if (ret < 0) {
+			pr_err("invalid module parameter %s=%s\n",
+			       knobs[i].name, *knobs[i].param);
+			return -EINVAL;
+		}
+		if (ret && unavailable) {
+			pr_err("module parameter %s=%s needs flush control, which is %s\n",
+			       knobs[i].name, *knobs[i].param, unavailable);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}

@@ -18,14 +18,20 @@ struct mcs_knob {
 	int (*set)(const char *text);
 	void (*show)(struct seq_file *m);
 	char **param;
+	/*
+	 * For @param: -EINVAL for text @set would reject, else whether the
+	 * value asks for a change from the kernel's own behaviour (1) or not.
+	 */
+	int (*check)(const char *text);
 };
 
 /*
  * A knob table's row for the knob whose module parameter is the charp
  * @var: the knob takes the parameter's name, so the two cannot drift apart.
  */
-#define MCS_KNOB_ROW(var, setter, shower)				\
-	{ .name = #var, .set = setter, .show = shower, .param = &(var) }
+#define MCS_KNOB_ROW(var, setter, shower, checker)			\
+	{ .name = #var, .set = setter, .show = shower, .param = &(var),	\
+	  .check = checker }
 
 /* Longest text a knob accepts (a u64 in decimal, or a mode name). */
 #define MCS_KNOB_MAX_LEN	24
@@ -38,5 +44,17 @@ int mcs_knob_parse_u64(const char *text, u64 min, u64 max, u64 *out);
  * knob's own setter; 0, or the first error (logged with the parameter).
  */
 int mcs_knobs_apply_params(const struct mcs_knob *knobs, unsigned int n);
+
+/**
+ * mcs_knobs_check_params() - check module parameters before anything is set
+ * @knobs: the knob table
+ * @n: its length
+ * @unavailable: NULL, or why the knobs cannot be applied on this load
+ *
+ * Return: 0; -EINVAL for a parameter its knob would reject; -EOPNOTSUPP
+ * when @unavailable and a parameter asks for a change. Each is logged.
+ */
+int mcs_knobs_check_params(const struct mcs_knob *knobs, unsigned int n,
+			   const char *unavailable);
 
 #endif /* MCS_KNOB_H */

@@ -37,6 +37,9 @@ static struct mcs_kcall mcs_kc_size_offset = {
 	.stub = mcs_call_size_offset,
 };
 
+/* The kernel image: its text, and all of it up to the end of its bss. */
+static unsigned long mcs_stext, mcs_etext, mcs_end;
+
 int mcs_ksym_init(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
@@ -64,6 +67,11 @@ int mcs_ksym_init(void)
 	ret = mcs_kcall_attach(&mcs_kc_size_offset, addr);
 	if (ret)
 		goto fail;
+	mcs_stext = mcs_call_lookup_name("_stext");
+	mcs_etext = mcs_call_lookup_name("_etext");
+	mcs_end = mcs_call_lookup_name("_end");
+	if (!mcs_stext || mcs_etext <= mcs_stext || mcs_end <= mcs_etext)
+		pr_warn("no kernel image bounds (_stext, _etext, _end) in kallsyms: features that write kernel data stay off\n");
 	return 0;
 fail:
 	mcs_kcall_detach(&mcs_kc_lookup_name);
@@ -81,16 +89,44 @@ unsigned long mcs_ksym(const char *name)
 	return mcs_call_lookup_name(name);
 }
 
-int mcs_ksym_need(const char *what, const char *name, void *addr)
+bool mcs_ksym_in_text(unsigned long addr)
 {
-	unsigned long a = mcs_call_lookup_name(name);
+	return addr >= mcs_stext && addr < mcs_etext;
+}
+
+static int mcs_ksym_core(const char *what, const char *name,
+			 unsigned long *addr, unsigned long end, size_t size)
+{
+	unsigned long a = mcs_call_lookup_name(name), sz, off;
 
 	if (!a) {
 		pr_err("%s: %s not in this kernel\n", what, name);
 		return -ENOENT;
 	}
-	*(unsigned long *)addr = a;
+	if (a < mcs_stext || a >= end) {
+		pr_err("%s: %s is not in the kernel image (a module's symbol?)\n",
+		       what, name);
+		return -ENOENT;
+	}
+	if (!mcs_call_size_offset(a, &sz, &off) || off || sz < size) {
+		pr_err("%s: %s has %lu bytes in kallsyms, %zu needed\n", what,
+		       name, off ? 0 : sz, size);
+		return -ENOENT;
+	}
+	*addr = a;
 	return 0;
+}
+
+int mcs_ksym_object(const char *what, const char *name, void *addr,
+		    size_t size)
+{
+	return mcs_ksym_core(what, name, addr, mcs_end, size);
+}
+
+int mcs_ksym_function(const char *what, const char *name,
+		      unsigned long *addr)
+{
+	return mcs_ksym_core(what, name, addr, mcs_etext, 1);
 }
 
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end)
@@ -98,7 +134,8 @@ int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end)
 	unsigned long addr = mcs_call_lookup_name(name);
 	unsigned long size, offset;
 
-	if (!addr || !mcs_call_size_offset(addr, &size, &offset))
+	if (!addr || !mcs_ksym_in_text(addr) ||
+	    !mcs_call_size_offset(addr, &size, &offset))
 		return -ENOENT;
 	*start = addr - offset;
 	*end = *start + size;

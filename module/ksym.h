@@ -8,11 +8,25 @@ int mcs_ksym_init(void);
 void mcs_ksym_exit(void);
 /* Address of a kernel symbol, 0 when this kernel does not have it. */
 unsigned long mcs_ksym(const char *name);
-/*
- * Store the address of @name in *@addr; -ENOENT, with a message naming
- * @what needs it, when this kernel does not have it.
+/* @addr lies in the kernel image's text (not in a module). */
+bool mcs_ksym_in_text(unsigned long addr);
+/**
+ * mcs_ksym_object() - a variable of the core kernel that the module writes
+ * @what: the feature that needs it, for the message
+ * @name: its symbol
+ * @addr: where to store its address
+ * @size: the size the module will access there
+ *
+ * The symbol must lie in the kernel image, never in a module that happens
+ * to have one of that name, and kallsyms must give it at least @size bytes.
+ *
+ * Return: 0, or -ENOENT after one log line naming @what.
  */
-int mcs_ksym_need(const char *what, const char *name, void *addr);
+int mcs_ksym_object(const char *what, const char *name, void *addr,
+		    size_t size);
+/* The same for a function of the core kernel that the module calls. */
+int mcs_ksym_function(const char *what, const char *name,
+		      unsigned long *addr);
 /* [start, end) of the function called @name; -ENOENT when absent. */
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end);
 

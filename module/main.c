@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/utsname.h>
 
+#include "caller.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "flush.h"
@@ -37,9 +38,12 @@ static int __init mcs_init(void)
 	ret = mcs_ksym_init();
 	if (ret)
 		goto fail;
-	ret = mcs_flush_init();
+	ret = mcs_caller_init();
 	if (ret)
 		goto fail_ksym;
+	ret = mcs_flush_init();
+	if (ret)
+		goto fail_caller;
 	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
@@ -56,6 +60,8 @@ fail_stock:
 	mcs_stock_exit();
 fail_flush:
 	mcs_flush_exit();
+fail_caller:
+	mcs_caller_exit();
 fail_ksym:
 	mcs_ksym_exit();
 fail:
@@ -68,6 +74,7 @@ static void __exit mcs_exit(void)
 	mcs_debugfs_exit();
 	mcs_stock_exit();
 	mcs_flush_exit();
+	mcs_caller_exit();
 	mcs_ksym_exit();
 	pr_info("unloaded\n");
 }

@@ -13,8 +13,10 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
+#include "caller.h"
 #include "compat.h"
 #include "site.h"
+#include "unregister.h"
 
 static_assert(offsetof(struct mcs_site_row, caller_start) == MCS_ROW_START);
 static_assert(offsetof(struct mcs_site_row, caller_end) == MCS_ROW_END);
@@ -33,6 +35,52 @@ struct mcs_row_pcpu __percpu *mcs_site_single[MCS_SITES_MAX];
 
 static struct mcs_site mcs_sites[MCS_SITES_MAX];
 
+/* Whether a row takes every caller (no caller filter). */
+static bool notrace mcs_row_any_caller(const struct mcs_site_row *r)
+{
+	return !r->caller_start && r->caller_end == ULONG_MAX;
+}
+
+/* Add one matching call to @r: hits, and an update row's amount. */
+static void notrace mcs_row_count(struct mcs_site_row *r, long val)
+{
+	this_cpu_inc(r->pcpu->hits);
+	if (r->kind == MCS_KIND_COUNT)
+		return;
+	if (r->kind == MCS_KIND_UPDATE_INT)
+		val = (int)val;
+	if (r->kind != MCS_KIND_UPDATE_ULONG)
+		val = abs(val);
+	this_cpu_add(r->pcpu->amount, (u64)val);
+	if (READ_ONCE(mcs_update_every))
+		mcs_flush_update_tick();
+}
+
+/*
+ * The walk found another tracer's return trampoline where the caller
+ * should be. Rows that take every caller have counted the call already;
+ * the caller-filtered ones are decided here, with the true caller.
+ */
+void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
+			      long arg2)
+{
+	unsigned long parent = mcs_caller_recover(slot);
+	struct mcs_site_row *r;
+
+	for (r = READ_ONCE(mcs_site_heads[index]); r; r = READ_ONCE(r->next)) {
+		if (mcs_row_any_caller(r))
+			continue;
+		if (!parent) {
+			this_cpu_inc(r->pcpu->unattributed);
+			continue;
+		}
+		if (parent < r->caller_start || parent >= r->caller_end)
+			continue;
+		this_cpu_inc(r->pcpu->recovered);
+		mcs_row_count(r, arg2);
+	}
+}
+
 /*
  * The fallback: the trampolines' walk, in C. Registered without
  * FTRACE_OPS_FL_RECURSION, which would wrap the callback in ftrace's
@@ -46,22 +94,13 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 {
 	struct mcs_site *s = container_of(op, struct mcs_site, ops);
 	struct mcs_site_row *r;
-	long val;
 
+	/* ftrace passes the true caller, whatever the stack slot holds. */
 	for (r = READ_ONCE(mcs_site_heads[s->index]); r; r = READ_ONCE(r->next)) {
 		if (parent_ip < r->caller_start || parent_ip >= r->caller_end)
 			continue;
-		this_cpu_inc(r->pcpu->hits);
-		if (r->kind == MCS_KIND_COUNT)
-			continue;
-		val = mcs_fregs_arg(fregs, 2);
-		if (r->kind == MCS_KIND_UPDATE_INT)
-			val = (int)val;
-		if (r->kind != MCS_KIND_UPDATE_ULONG)
-			val = abs(val);
-		this_cpu_add(r->pcpu->amount, (u64)val);
-		if (READ_ONCE(mcs_update_every))
-			mcs_flush_update_tick();
+		mcs_row_count(r, r->kind == MCS_KIND_COUNT ? 0 :
+				 mcs_fregs_arg(fregs, 2));
 	}
 }
 
@@ -71,8 +110,7 @@ static unsigned long mcs_site_tramp(const struct mcs_site *s)
 	const struct mcs_site_row *r = mcs_site_heads[s->index];
 	unsigned int v = MCS_VARIANT_WALK;
 
-	if (s->nr_attached == 1 && r && !r->caller_start &&
-	    r->caller_end == ULONG_MAX)
+	if (s->nr_attached == 1 && r && mcs_row_any_caller(r))
 		v = MCS_VARIANT_SINGLE + r->kind;
 	return mcs_site_tramps[v][s->index];
 }
@@ -163,9 +201,11 @@ static int mcs_site_register(struct mcs_site *s)
 static void mcs_site_unregister(struct mcs_site *s)
 {
 	if (s->mech == MCS_SITE_DIRECT) {
-		mcs_direct_unregister(&s->ops, s->tramp);
+		mcs_unregister_check(mcs_direct_unregister(&s->ops, s->tramp),
+				     s->target);
 	} else if (s->mech == MCS_SITE_FTRACE) {
-		unregister_ftrace_function(&s->ops);
+		mcs_unregister_check(unregister_ftrace_function(&s->ops),
+				     s->target);
 		ftrace_free_filter(&s->ops);
 	}
 	s->mech = MCS_SITE_NONE;

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 
 #include "site_abi.h"
+#include "flush_tick.h"
 
 /*
  * Counting sites: every counting row (hook.h) of every table that watches
@@ -31,6 +32,9 @@
 struct mcs_row_pcpu {
 	u64 hits;
 	u64 amount;		/* update rows: the sum of the update sizes */
+	/* Caller-filtered rows, when another tracer hid the caller: */
+	u64 recovered;		/* calls counted after recovering it */
+	u64 unattributed;	/* calls whose caller could not be recovered */
 };
 
 struct mcs_site_row {
@@ -78,8 +82,11 @@ const char *mcs_site_mech_name(const struct mcs_site *s);
 /* site_tramp.S: the trampoline of each variant and site. */
 extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
 
-/* Called by the trampolines while update_flush_every is set (flush.c). */
-void mcs_flush_update_tick(void);
-extern unsigned int mcs_update_every;
+/*
+ * Called by the walk trampoline of site @index when the caller it read is
+ * another tracer's return trampoline: recover the caller and count the
+ * caller-filtered rows (@arg2: the call's argument 2, for update rows).
+ */
+void mcs_site_recover(unsigned int index, unsigned long *slot, long arg2);
 
 #endif /* MCS_SITE_H */

@@ -21,7 +21,10 @@
  *                     caller range, `incq %gs:` into the row's per-cpu
  *                     hits, add an update row's amount; the rows go by
  *                     the start of their caller range, so a caller below
- *                     one row's range ends the walk;
+ *                     one row's range ends the walk. A caller that is
+ *                     another tracer's return trampoline (a kretprobe or
+ *                     the graph tracer replaced it) goes to C, which
+ *                     recovers the true one (caller.h);
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
  *                     the same for a site with one attached row that takes
  *                     every caller, without the walk.
@@ -34,9 +37,15 @@
 #include "compat.h"
 #include "site_abi.h"
 
+/*
+ * The trampolines' addresses are taken (ftrace calls them), so each
+ * starts with an ENDBR where the kernel uses IBT. SYM_START carries none
+ * on any version (SYM_FUNC_START did until 6.15), so the ENDBR here is
+ * the only one, and it is empty without CONFIG_X86_KERNEL_IBT.
+ */
 .macro MCS_TRAMP_ENTRY name
-SYM_FUNC_START(\name)
-	MCS_TRAMP_ENDBR
+SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
+	ENDBR
 	CALL_DEPTH_ACCOUNT
 .endm
 
@@ -55,8 +64,8 @@ SYM_FUNC_START(\name)
 .endif
 .endm
 
-/* update_flush_every is set: C decides whether this update queues a flush. */
-.macro MCS_UPDATE_TICK
+/* Save and restore what the hooked function still needs around a C call. */
+.macro MCS_SAVE_ARGS
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
@@ -65,7 +74,9 @@ SYM_FUNC_START(\name)
 	pushq	%r9
 	pushq	%rax
 	pushq	%r11
-	call	mcs_flush_update_tick
+.endm
+
+.macro MCS_RESTORE_ARGS
 	popq	%r11
 	popq	%rax
 	popq	%r9
@@ -74,6 +85,26 @@ SYM_FUNC_START(\name)
 	popq	%rdx
 	popq	%rsi
 	popq	%rdi
+.endm
+
+/* update_flush_every is set: C decides whether this update queues a flush. */
+.macro MCS_UPDATE_TICK
+	MCS_SAVE_ARGS
+	call	mcs_flush_update_tick
+	MCS_RESTORE_ARGS
+.endm
+
+/*
+ * The caller (%r10) is a return trampoline: mcs_site_recover(\n, slot,
+ * argument 2). The slot is 8(%rsp) at entry, 72 once eight registers are
+ * saved; argument 2 is already in %rdx.
+ */
+.macro MCS_RECOVER n
+	MCS_SAVE_ARGS
+	movl	$\n, %edi
+	leaq	72(%rsp), %rsi
+	call	mcs_site_recover
+	MCS_RESTORE_ARGS
 .endm
 
 .macro MCS_SITE_WALK n
@@ -92,7 +123,13 @@ MCS_TRAMP_ENTRY mcs_site_walk_\n
 2:	movq	MCS_ROW_NEXT(%r11), %r11
 	testq	%r11, %r11
 	jnz	1b
-9:	RET
+9:	cmpq	mcs_hijack_fgraph(%rip), %r10
+	je	8f
+	cmpq	mcs_hijack_rethook(%rip), %r10
+	je	8f
+	RET
+8:	MCS_RECOVER \n
+	RET
 
 3:	pushq	%rax
 	cmpq	$MCS_KIND_UPDATE_INT, MCS_ROW_KIND(%r11)

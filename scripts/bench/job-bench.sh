@@ -274,7 +274,9 @@ teardown() { # CONFIG
 	esac
 }
 
-# "NAME HITS" of every hook or probe of CONFIG that is attached.
+# "NAME HITS" of every hook or probe of CONFIG that is attached. A hook's
+# NAME is ROW/FUNCTION, with @CALLER for a caller-filtered row: two rows of
+# one counter on one function differ only by their caller.
 hits() { # CONFIG
 	case $1 in
 	absent) ;;
@@ -283,7 +285,7 @@ hits() { # CONFIG
 			echo "kprobe.$f $(sed -n 's/^ *Hits: //p' "$T/events/mcsbench/$f/hist")"
 		done ;;
 	bpftrace) bpftrace_hits ;;
-	*) awk '$5 == "attached" { print $1 "/" $2, $6 }' $D/hooks ;;
+	*) awk '$5 == "attached" { print $1 "/" $2 ($3 == "-" ? "" : "@" $3), $6 }' $D/hooks ;;
 	esac
 }
 

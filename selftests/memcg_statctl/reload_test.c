@@ -20,6 +20,15 @@
  *
  * without_flush_control loads the module once with flush_hooks=0: the
  * flush knobs must then refuse writes (EOPNOTSUPP) and keep their values.
+ *
+ * params_every_path: an invalid flush parameter fails the load with
+ * EINVAL however the module would load (flush control available, off by
+ * flush_hooks=0, missing on this kernel), and a valid one that asks for
+ * flush control where there is none fails it with EOPNOTSUPP.
+ *
+ * ftrace_enabled: while the module is loaded, sysctl
+ * kernel.ftrace_enabled=0 is refused (EBUSY) and stays 1; with it 0, the
+ * module refuses to load (EBUSY) and says why in the log.
  */
 #define _GNU_SOURCE
 
@@ -327,9 +336,115 @@ out:
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/* Load with @params: want the result @want (0 or -errno). */
+static int load_expect(const char *ko, const char *params, int want)
+{
+	int r = module_load(ko, params);
+
+	if (!r && module_unload(MODULE_NAME, 5000))
+		return 1;
+	if (r == want)
+		return 0;
+	diag("load with '%s': %s, want %s", params, r ? strerror(-r) : "loaded",
+	     want ? strerror(-want) : "loaded");
+	return 1;
+}
+
+static int test_params_every_path(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	char fc[64] = "";
+	int bad = 0;
+
+	if (!ko) {
+		diag("no module file to reload from (" KO_SOURCES ")");
+		return KSFT_SKIP;
+	}
+	version_get("flush_control", fc, sizeof(fc));
+	if (module_unload(MODULE_NAME, 5000))
+		return KSFT_FAIL;
+	bad += load_expect(ko, "flush_mode=bogus", -EINVAL);
+	bad += load_expect(ko, "flush_period_ms=5", -EINVAL);
+	bad += load_expect(ko, "flush_hooks=0 flush_mode=bogus", -EINVAL);
+	bad += load_expect(ko, "flush_hooks=0 update_flush_every=-1", -EINVAL);
+	bad += load_expect(ko, "flush_hooks=0 flush_threshold=1x", -EINVAL);
+	bad += load_expect(ko, "flush_hooks=0 flush_mode=never", -EOPNOTSUPP);
+	bad += load_expect(ko, "flush_hooks=0 flush_period_ms=100",
+			   -EOPNOTSUPP);
+	bad += load_expect(ko, "flush_hooks=0 flush_mode=kernel", 0);
+	bad += load_expect(ko, "flush_hooks=0 flush_period_ms=2000", 0);
+	if (!strcmp(fc, "available")) {
+		bad += load_expect(ko, "flush_mode=never flush_period_ms=100",
+				   0);
+	} else {
+		/* flush control missing here: the same rules */
+		diag("flush_control %s: valid flush parameters are refused", fc);
+		bad += load_expect(ko, "flush_mode=never", -EOPNOTSUPP);
+	}
+	if (module_load(ko, params)) {
+		diag("reload as before failed");
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+#define FTRACE_ENABLED	"/proc/sys/kernel/ftrace_enabled"
+
+static int test_ftrace_enabled(void)
+{
+	const char *ko = module_ko_path();
+	const char *params = getenv("MEMCG_STATCTL_PARAMS");
+	static const char *const why[] = { "kernel.ftrace_enabled" };
+	struct kmsg_mark mark;
+	char v[16] = "";
+	int bad = 0, r;
+
+	if (!ko) {
+		diag("no module file to reload from (" KO_SOURCES ")");
+		return KSFT_SKIP;
+	}
+	if (!path_exists(FTRACE_ENABLED))
+		return KSFT_SKIP;
+	r = write_str(FTRACE_ENABLED, "0");
+	if (r != -EBUSY) {
+		diag("ftrace_enabled=0 while loaded: %s, want EBUSY",
+		     r ? strerror(-r) : "accepted");
+		bad++;
+	}
+	if (read_file(FTRACE_ENABLED, v, sizeof(v)) < 0 || v[0] != '1') {
+		diag("ftrace_enabled reads '%s' while loaded", v);
+		bad++;
+		write_str(FTRACE_ENABLED, "1");
+	}
+	if (module_unload(MODULE_NAME, 5000))
+		return KSFT_FAIL;
+	r = write_str(FTRACE_ENABLED, "0");
+	if (r) {
+		diag("ftrace_enabled=0 without the module: %s", strerror(-r));
+		bad++;
+	} else {
+		kmsg_mark(&mark, "reload_test ftrace_enabled=0");
+		bad += load_expect(ko, params, -EBUSY);
+		/* the refusal's line is the one "bad" line wanted here */
+		if (kmsg_scan_with(&mark, why, ARRAY_SIZE(why)) != 1) {
+			diag("no log line names kernel.ftrace_enabled");
+			bad++;
+		}
+		write_str(FTRACE_ENABLED, "1");
+	}
+	if (module_load(ko, params)) {
+		diag("load with ftrace enabled again failed");
+		bad++;
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 static const struct test tests[] = {
 	{ test_reload_cycles, "reload_cycles_under_load" },
 	{ test_without_flush_control, "without_flush_control" },
+	{ test_params_every_path, "params_every_path" },
+	{ test_ftrace_enabled, "ftrace_enabled" },
 };
 
 int main(void)

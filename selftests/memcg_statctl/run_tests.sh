@@ -22,7 +22,7 @@ case "$SCALE" in
 ''|*[!0-9]*|0*) echo "run_tests.sh: KSFT_TIMEOUT_SCALE must be a whole number >= 1 (got '$SCALE')" >&2
 	exit 2 ;;
 esac
-DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test stress_test:600 fault_test:600 tool_test.sh:600"
+DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test coexist_test stress_test:600 fault_test:600 tool_test.sh:600"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
