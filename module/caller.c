@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/llist.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 
 #include "caller.h"
@@ -18,8 +19,9 @@
 #include "ksym.h"
 
 /* 1: no such trampoline in this kernel; no caller has that address. */
-unsigned long mcs_hijack_fgraph = 1;
-unsigned long mcs_hijack_rethook = 1;
+static unsigned long mcs_hijack_fgraph = 1;
+static unsigned long mcs_hijack_rethook = 1;
+unsigned long mcs_hijack_max;
 
 /* At most this many tracers stacked on one call. */
 #define MCS_HIJACK_DEPTH	8
@@ -47,6 +49,11 @@ static struct mcs_kcall mcs_kc_rethook = {
 	.name = "rethook_find_ret_addr",
 	.stub = mcs_call_rethook_ret_addr,
 };
+
+bool notrace mcs_caller_hijacked(unsigned long addr)
+{
+	return addr == mcs_hijack_fgraph || addr == mcs_hijack_rethook;
+}
 
 unsigned long notrace mcs_caller_recover(unsigned long *slot)
 {
@@ -100,13 +107,17 @@ int mcs_caller_init(void)
 		return ret;
 	ret = mcs_caller_resolve("arch_rethook_trampoline",
 				 &mcs_hijack_rethook, &mcs_kc_rethook);
-	if (ret)
+	if (ret) {
 		mcs_caller_exit();
-	return ret;
+		return ret;
+	}
+	WRITE_ONCE(mcs_hijack_max, max(mcs_hijack_fgraph, mcs_hijack_rethook));
+	return 0;
 }
 
 void mcs_caller_exit(void)
 {
+	WRITE_ONCE(mcs_hijack_max, 0);
 	WRITE_ONCE(mcs_hijack_fgraph, 1);
 	WRITE_ONCE(mcs_hijack_rethook, 1);
 	mcs_kcall_detach(&mcs_kc_rethook);

@@ -2,6 +2,8 @@
 #ifndef MCS_CALLER_H
 #define MCS_CALLER_H
 
+#include <linux/types.h>
+
 /*
  * The caller of a hooked function, when another tracer has replaced its
  * return address on the stack with a return trampoline of its own:
@@ -11,9 +13,15 @@
  * from ftrace and need none of this.
  */
 
-/* Return trampolines the trampolines compare the caller with (site_tramp.S). */
-extern unsigned long mcs_hijack_fgraph;
-extern unsigned long mcs_hijack_rethook;
+/*
+ * The highest of the return trampolines: the walk trampolines (site_tramp.S)
+ * send a caller at or below it to mcs_site_recover(), one compare on their
+ * way out. 0 while there is none.
+ */
+extern unsigned long mcs_hijack_max;
+
+/* @addr is the return trampoline of a tracer this kernel has. */
+bool mcs_caller_hijacked(unsigned long addr);
 
 /**
  * mcs_caller_recover() - the true caller behind a hijacked return address

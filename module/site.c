@@ -57,15 +57,19 @@ static void notrace mcs_row_count(struct mcs_site_row *r, long val)
 }
 
 /*
- * The walk found another tracer's return trampoline where the caller
- * should be. Rows that take every caller have counted the call already;
- * the caller-filtered ones are decided here, with the true caller.
+ * The walk found a caller that may be another tracer's return trampoline.
+ * Rows that take every caller have counted the call already; the
+ * caller-filtered ones are decided here, with the true caller.
  */
 void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
 			      long arg2)
 {
-	unsigned long parent = mcs_caller_recover(slot);
 	struct mcs_site_row *r;
+	unsigned long parent;
+
+	if (!mcs_caller_hijacked(READ_ONCE(*slot)))
+		return;		/* a caller in low kernel text, not counted */
+	parent = mcs_caller_recover(slot);
 
 	for (r = READ_ONCE(mcs_site_heads[index]); r; r = READ_ONCE(r->next)) {
 		if (mcs_row_any_caller(r))

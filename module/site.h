@@ -83,9 +83,10 @@ const char *mcs_site_mech_name(const struct mcs_site *s);
 extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
 
 /*
- * Called by the walk trampoline of site @index when the caller it read is
- * another tracer's return trampoline: recover the caller and count the
- * caller-filtered rows (@arg2: the call's argument 2, for update rows).
+ * Called by the walk trampoline of site @index when the caller it read may
+ * be another tracer's return trampoline: if so, recover the caller and
+ * count the caller-filtered rows (@arg2: the call's argument 2, for update
+ * rows).
  */
 void mcs_site_recover(unsigned int index, unsigned long *slot, long arg2);
 

@@ -21,10 +21,12 @@
  *                     caller range, `incq %gs:` into the row's per-cpu
  *                     hits, add an update row's amount; the rows go by
  *                     the start of their caller range, so a caller below
- *                     one row's range ends the walk. A caller that is
- *                     another tracer's return trampoline (a kretprobe or
- *                     the graph tracer replaced it) goes to C, which
- *                     recovers the true one (caller.h);
+ *                     one row's range ends the walk. A caller at or below
+ *                     the highest of the other tracers' return trampolines
+ *                     (where a kretprobe or the graph tracer may have put
+ *                     one) goes to C, which checks and recovers the true
+ *                     caller (caller.h); the kernel's own callers lie far
+ *                     above those, in mm/;
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
  *                     the same for a site with one attached row that takes
  *                     every caller, without the walk.
@@ -123,10 +125,8 @@ MCS_TRAMP_ENTRY mcs_site_walk_\n
 2:	movq	MCS_ROW_NEXT(%r11), %r11
 	testq	%r11, %r11
 	jnz	1b
-9:	cmpq	mcs_hijack_fgraph(%rip), %r10
-	je	8f
-	cmpq	mcs_hijack_rethook(%rip), %r10
-	je	8f
+9:	cmpq	mcs_hijack_max(%rip), %r10	/* maybe a return trampoline */
+	jbe	8f
 	RET
 8:	MCS_RECOVER \n
 	RET
