@@ -70,26 +70,76 @@ static __always_inline void mcs_count(enum mcs_counter c)
 	this_cpu_inc(mcs_counters.v[c]);
 }
 
+/**
+ * mcs_counter_max() - raise this cpu's maximum of @c to @val
+ * @c: a maximum (flush.ns_max)
+ * @val: the new value
+ */
 void mcs_counter_max(enum mcs_counter c, u64 val);
+
+/**
+ * mcs_counter_read() - the value `stats` shows
+ * @c: the counter
+ *
+ * Return: the sum over cpus less the sum at the last `reset`, or the
+ * maximum for a maximum.
+ */
 u64 mcs_counter_read(enum mcs_counter c);
-/* The sum over cpus since load, ignoring `reset`. */
+
+/**
+ * mcs_counter_sum() - the sum over cpus since load, ignoring `reset`
+ * @c: the counter
+ *
+ * Return: the sum.
+ */
 u64 mcs_counter_sum(enum mcs_counter c);
+
+/**
+ * mcs_counter_name() - the ABI name of @c
+ * @c: the counter
+ *
+ * Return: the name (module/ABI.md).
+ */
 const char *mcs_counter_name(enum mcs_counter c);
+
+/**
+ * mcs_counters_reset() - start every counter again from 0
+ *
+ * Records the current sums as the baseline that reads subtract.
+ */
 void mcs_counters_reset(void);
 
-/*
- * A counter that counting rows feed is the sum of their per-cpu values
- * (hits or amounts, site.h), added to the counter's own per-cpu slot:
- * a trampoline then adds to one place per call. Sources are added while
- * the tables are resolved at load and removed before they are freed at
- * unload; no reader runs then.
+/**
+ * mcs_counter_add_source() - per-cpu values that @c is summed from
+ * @c: the counter
+ * @p: a row's hits or amount (site.h)
+ *
+ * A counter that counting rows feed is the sum of their per-cpu values,
+ * added to the counter's own slot: a trampoline then adds to one place per
+ * call. Sources are added while the tables are resolved at load and
+ * removed before they are freed at unload; no reader runs then.
  */
 void mcs_counter_add_source(enum mcs_counter c, u64 __percpu *p);
-/* Remove every source inside [@base, @base + @size). */
+
+/**
+ * mcs_counter_del_sources() - remove every source inside an area
+ * @base: the area, [@base, @base + @size)
+ * @size: its size
+ */
 void mcs_counter_del_sources(void __percpu *base, size_t size);
 
-/* A counter is printed only when some hook feeding it is available. */
+/**
+ * mcs_counter_set_present() - print @c in `stats`
+ * @c: a counter some available hook feeds
+ */
 void mcs_counter_set_present(enum mcs_counter c);
+
+/**
+ * mcs_counter_present() - whether `stats` prints @c
+ * @c: the counter
+ *
+ * Return: true when some hook feeding it is available.
+ */
 bool mcs_counter_present(enum mcs_counter c);
 
 #endif /* MCS_COUNTERS_H */

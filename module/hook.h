@@ -115,21 +115,72 @@ struct mcs_hook_table {
 	unsigned int n;
 };
 
-/* Resolve every hook of @t; a missing symbol is not an error. */
+/**
+ * mcs_hook_table_init() - resolve every hook of a table
+ * @t: the table
+ *
+ * A symbol this kernel lacks leaves its hook `missing`; it is no error.
+ *
+ * Return: 0, or -ENOMEM or -ENOSPC (nothing kept then).
+ */
 int mcs_hook_table_init(struct mcs_hook_table *t);
+
+/**
+ * mcs_hook_table_exit() - detach every hook of @t and free what init took
+ * @t: the table
+ */
 void mcs_hook_table_exit(struct mcs_hook_table *t);
 
-/* Attach or detach every resolved hook of @t in @group (under a mutex). */
+/**
+ * mcs_hooks_attach() - attach every resolved hook of a group
+ * @t: the table
+ * @group: MCS_GRP_* bits
+ *
+ * All or nothing: a failure detaches what this call attached.
+ *
+ * Return: 0, or the first registration's error.
+ */
 int mcs_hooks_attach(struct mcs_hook_table *t, unsigned int group);
+
+/**
+ * mcs_hooks_detach() - detach every hook of a group, in reverse order
+ * @t: the table
+ * @group: MCS_GRP_* bits
+ */
 void mcs_hooks_detach(struct mcs_hook_table *t, unsigned int group);
-/* true when some hook of @group in @t is attached */
+
+/**
+ * mcs_hooks_attached() - whether some hook of @group in @t is attached
+ * @t: the table
+ * @group: MCS_GRP_* bits
+ *
+ * Return: true when one is.
+ */
 bool mcs_hooks_attached(struct mcs_hook_table *t, unsigned int group);
-/* true when every hook of @group in @t was found in this kernel */
+
+/**
+ * mcs_hooks_resolved() - whether this kernel has every hook of @group
+ * @t: the table
+ * @group: MCS_GRP_* bits
+ *
+ * Return: true when none is `missing`.
+ */
 bool mcs_hooks_resolved(struct mcs_hook_table *t, unsigned int group);
-/* Mark the hooks of @group missing (a kernel object they need is absent). */
+
+/**
+ * mcs_hooks_set_missing() - mark the hooks of @group missing
+ * @t: the table
+ * @group: MCS_GRP_* bits
+ *
+ * For a kernel object they need that is absent; they are detached first.
+ */
 void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group);
 
-/* One line per hook, in the format of the `hooks` file. */
+/**
+ * mcs_hook_table_show() - the lines of @t in the `hooks` file
+ * @m: the file
+ * @t: the table
+ */
 void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t);
 
 #endif /* MCS_HOOK_H */

@@ -36,12 +36,23 @@ struct mcs_knob {
 /* Longest text a knob accepts (a u64 in decimal, or a mode name). */
 #define MCS_KNOB_MAX_LEN	24
 
-/* A decimal in [min, max], digits only (no sign, no spaces). */
+/**
+ * mcs_knob_parse_u64() - a decimal in [min, max], digits only
+ * @text: the text, no sign, no spaces, no newline
+ * @min: the least value allowed
+ * @max: the greatest
+ * @out: the value
+ *
+ * Return: 0, or -EINVAL (@out untouched).
+ */
 int mcs_knob_parse_u64(const char *text, u64 min, u64 max, u64 *out);
 
-/*
- * Set each knob of @knobs from its module parameter, in order, with the
- * knob's own setter; 0, or the first error (logged with the parameter).
+/**
+ * mcs_knobs_apply_params() - set each knob from its module parameter
+ * @knobs: the knob table, applied in order with each knob's own setter
+ * @n: its length
+ *
+ * Return: 0, or the first error (logged with the parameter).
  */
 int mcs_knobs_apply_params(const struct mcs_knob *knobs, unsigned int n);
 

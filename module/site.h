@@ -68,25 +68,60 @@ struct mcs_site {
 	struct ftrace_ops ops;
 };
 
-/* The site of the function at @addr, for a new row; NULL when full. */
+/**
+ * mcs_site_get() - the counting site of a kernel function, for a new row
+ * @addr: the function
+ * @target: its name, for messages
+ * @row: the row, linked into the site in caller order, not attached
+ *
+ * Return: the site, or NULL when every site or the site's rows are in use.
+ */
 struct mcs_site *mcs_site_get(unsigned long addr, const char *target,
 			      struct mcs_site_row *row);
-/* The row leaves its site; the last row frees the site. */
+
+/**
+ * mcs_site_put() - the row leaves its site
+ * @s: the site
+ * @row: the row, detached first if attached; the last row frees the site
+ */
 void mcs_site_put(struct mcs_site *s, struct mcs_site_row *row);
-/* Attach or detach one row (registering or unregistering the site). */
+
+/**
+ * mcs_site_attach() - count the calls that @row matches
+ * @s: the row's site, registered with ftrace by its first attached row
+ * @row: the row
+ *
+ * Return: 0, or the ftrace error (nothing changed then).
+ */
 int mcs_site_attach(struct mcs_site *s, struct mcs_site_row *row);
+
+/**
+ * mcs_site_detach() - stop counting for @row
+ * @s: the row's site, unregistered with its last attached row
+ * @row: the row
+ */
 void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row);
-/* `direct`, `direct+ipmodify`, `ftrace`, or NULL when not registered. */
+
+/**
+ * mcs_site_mech_name() - how calls reach the site now
+ * @s: the site
+ *
+ * Return: "direct", "direct+ipmodify", "ftrace", or NULL when unregistered.
+ */
 const char *mcs_site_mech_name(const struct mcs_site *s);
 
 /* site_tramp.S: the trampoline of each variant and site. */
 extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
 
-/*
+/**
+ * mcs_site_recover() - count a call whose caller another tracer may hide
+ * @index: the site
+ * @slot: the stack slot of the call's return address
+ * @arg2: the call's argument 2, for update rows
+ *
  * Called by the walk trampoline of site @index when the caller it read may
- * be another tracer's return trampoline: if so, recover the caller and
- * count the caller-filtered rows (@arg2: the call's argument 2, for update
- * rows).
+ * be another tracer's return trampoline: if it is, recover the true caller
+ * and count the caller-filtered rows.
  */
 void mcs_site_recover(unsigned int index, unsigned long *slot, long arg2);
 
