@@ -85,6 +85,13 @@
 #define MCS_STOCK_MODEL		"single"
 #endif
 
+/* kallsyms_on_each_symbol()'s callback lost its module argument in 6.2. */
+#ifdef MCS_GEN_61
+#define MCS_KSYM_EACH_MOD	struct module *mod,
+#else
+#define MCS_KSYM_EACH_MOD
+#endif
+
 /* The unbound system workqueue (renamed system_dfl_wq in 7.x). */
 #ifdef MCS_GEN_7X
 #define MCS_UNBOUND_WQ		system_dfl_wq

@@ -15,6 +15,7 @@
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 
+#include "clones.h"
 #include "compat.h"
 #include "hook.h"
 #include "ksym.h"
@@ -42,12 +43,38 @@ static void notrace mcs_redirect_cb(unsigned long ip, unsigned long parent_ip,
 	mcs_fregs_set_ip(fregs, (unsigned long)to);
 }
 
+/* The row and its clones' rows, all or none. */
+static int mcs_hook_attach_rows(struct mcs_hook *h)
+{
+	unsigned int i;
+	int ret = mcs_site_attach(h->site, &h->row);
+
+	for (i = 0; !ret && i < h->nr_clone_rows; i++) {
+		ret = mcs_site_attach(h->site, &h->clone_rows[i]);
+		if (ret) {
+			while (i-- > 0)
+				mcs_site_detach(h->site, &h->clone_rows[i]);
+			mcs_site_detach(h->site, &h->row);
+		}
+	}
+	return ret;
+}
+
+static void mcs_hook_detach_rows(struct mcs_hook *h)
+{
+	unsigned int i;
+
+	for (i = h->nr_clone_rows; i-- > 0;)
+		mcs_site_detach(h->site, &h->clone_rows[i]);
+	mcs_site_detach(h->site, &h->row);
+}
+
 static int mcs_hook_register(struct mcs_hook *h)
 {
 	int ret;
 
 	if (h->mech == MCS_MECH_COUNT)
-		return mcs_site_attach(h->site, &h->row);
+		return mcs_hook_attach_rows(h);
 	memset(&h->ops, 0, sizeof(h->ops));
 	h->ops.func = mcs_redirect_cb;
 	h->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
@@ -64,7 +91,7 @@ static int mcs_hook_register(struct mcs_hook *h)
 static void mcs_hook_unregister(struct mcs_hook *h)
 {
 	if (h->mech == MCS_MECH_COUNT) {
-		mcs_site_detach(h->site, &h->row);
+		mcs_hook_detach_rows(h);
 		return;
 	}
 	mcs_unregister_check(unregister_ftrace_function(&h->ops), h->target);
@@ -92,6 +119,8 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 	int ret;
 
 	h->state = MCS_HOOK_OTHER_GEN;
+	h->nr_clone_rows = 0;
+	h->partial[0] = '\0';
 	if (h->gens && !(h->gens & MCS_GEN_BIT))
 		return 0;
 	h->state = MCS_HOOK_MISSING;
@@ -158,6 +187,8 @@ int mcs_hook_table_init(struct mcs_hook_table *t)
 		if (ret)
 			break;
 	}
+	if (!ret)
+		mcs_clones_scan(t);
 	mutex_unlock(&mcs_hook_lock);
 	if (ret)
 		mcs_hook_table_exit(t);
@@ -178,6 +209,9 @@ void mcs_hook_table_exit(struct mcs_hook_table *t)
 			continue;
 		/* Rows of another table keep the site and its trampoline. */
 		in_use |= h->site->nr_attached > 0;
+		while (h->nr_clone_rows > 0)
+			mcs_site_put(h->site,
+				     &h->clone_rows[--h->nr_clone_rows]);
 		mcs_site_put(h->site, &h->row);
 		h->site = NULL;
 	}
@@ -337,7 +371,8 @@ void mcs_hook_table_show(struct seq_file *m, struct mcs_hook_table *t)
 				hits += per_cpu_ptr(h->pcpu, cpu)->hits;
 		seq_printf(m, "%s %s %s %s %s %llu\n", h->name, h->target,
 			   h->caller ?: "-", mcs_hook_mech_name(h),
-			   mcs_state_names[h->state], hits);
+			   h->state == MCS_HOOK_ATTACHED && h->partial[0] ?
+			   "partial" : mcs_state_names[h->state], hits);
 	}
 	mutex_unlock(&mcs_hook_lock);
 }

@@ -23,6 +23,10 @@
  * A row applies to the kernel generations in ->gens (MCS_GEN_BIT of
  * compat.h; 0: all); rows of other generations are ignored.
  */
+/* Compiler clones of one caller counted with it (.cold, .part.0, ...). */
+#define MCS_HOOK_CLONES_MAX	2
+#define MCS_HOOK_NAME_LEN	64
+
 enum mcs_hook_mech {
 	MCS_MECH_COUNT,
 	MCS_MECH_REDIRECT,
@@ -67,6 +71,11 @@ struct mcs_hook {
 	struct mcs_row_pcpu __percpu *pcpu;	/* hits (and amount) */
 	struct mcs_site *site;		/* count */
 	struct mcs_site_row row;	/* count */
+	/* count: the same row for compiler clones of the caller (clones.c) */
+	struct mcs_site_row clone_rows[MCS_HOOK_CLONES_MAX];
+	unsigned int nr_clone_rows;
+	/* A clone of the target or of alt_caller, whose calls are missed. */
+	char partial[MCS_HOOK_NAME_LEN];
 	struct ftrace_ops ops;		/* redirect */
 	unsigned long alt_start, alt_end;	/* redirect: @alt_caller */
 };

@@ -27,6 +27,17 @@ static __noipa noinline int mcs_call_size_offset(unsigned long addr,
 	return 0;
 }
 
+static __noipa noinline int mcs_call_each_symbol(mcs_ksym_each_fn fn,
+						 void *data)
+{
+	return -ENOENT;
+}
+
+static struct mcs_kcall mcs_kc_each_symbol = {
+	.name = "kallsyms_on_each_symbol",
+	.stub = mcs_call_each_symbol,
+};
+
 static struct mcs_kcall mcs_kc_lookup_name = {
 	.name = "kallsyms_lookup_name",
 	.stub = mcs_call_lookup_name,
@@ -67,6 +78,10 @@ int mcs_ksym_init(void)
 	ret = mcs_kcall_attach(&mcs_kc_size_offset, addr);
 	if (ret)
 		goto fail;
+	/* Optional: without it, compiler clones go unnoticed (clones.c). */
+	addr = mcs_call_lookup_name("kallsyms_on_each_symbol");
+	if (!addr || mcs_kcall_attach(&mcs_kc_each_symbol, addr))
+		pr_warn("no kallsyms_on_each_symbol(): compiler clones of hooked functions go unnoticed\n");
 	mcs_stext = mcs_call_lookup_name("_stext");
 	mcs_etext = mcs_call_lookup_name("_etext");
 	mcs_end = mcs_call_lookup_name("_end");
@@ -80,6 +95,7 @@ fail:
 
 void mcs_ksym_exit(void)
 {
+	mcs_kcall_detach(&mcs_kc_each_symbol);
 	mcs_kcall_detach(&mcs_kc_size_offset);
 	mcs_kcall_detach(&mcs_kc_lookup_name);
 }
@@ -87,6 +103,20 @@ void mcs_ksym_exit(void)
 unsigned long mcs_ksym(const char *name)
 {
 	return mcs_call_lookup_name(name);
+}
+
+int mcs_ksym_each(mcs_ksym_each_fn fn, void *data)
+{
+	return mcs_call_each_symbol(fn, data);
+}
+
+int mcs_ksym_size(unsigned long addr, unsigned long *size)
+{
+	unsigned long off;
+
+	if (!mcs_call_size_offset(addr, size, &off) || off)
+		return -ENOENT;
+	return 0;
 }
 
 bool mcs_ksym_in_text(unsigned long addr)

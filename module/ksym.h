@@ -4,6 +4,8 @@
 
 #include <linux/types.h>
 
+#include "compat.h"
+
 int mcs_ksym_init(void);
 void mcs_ksym_exit(void);
 /* Address of a kernel symbol, 0 when this kernel does not have it. */
@@ -27,6 +29,29 @@ int mcs_ksym_object(const char *what, const char *name, void *addr,
 /* The same for a function of the core kernel that the module calls. */
 int mcs_ksym_function(const char *what, const char *name,
 		      unsigned long *addr);
+/* kallsyms_on_each_symbol()'s callback: 0 to go on. */
+typedef int (*mcs_ksym_each_fn)(void *data, const char *name,
+				MCS_KSYM_EACH_MOD unsigned long addr);
+
+/**
+ * mcs_ksym_each() - call @fn for every symbol of the kernel image
+ * @fn: the callback
+ * @data: its first argument
+ *
+ * Return: what the last callback returned, or -ENOENT when this kernel has
+ * no kallsyms_on_each_symbol().
+ */
+int mcs_ksym_each(mcs_ksym_each_fn fn, void *data);
+
+/**
+ * mcs_ksym_size() - the size of the symbol that starts at @addr
+ * @addr: a symbol's address
+ * @size: its size
+ *
+ * Return: 0, or -ENOENT when no symbol starts there.
+ */
+int mcs_ksym_size(unsigned long addr, unsigned long *size);
+
 /* [start, end) of the function called @name; -ENOENT when absent. */
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end);
 

@@ -210,6 +210,19 @@ static int hijack_start(enum hijacker how)
 }
 
 /*
+ * The key symbol @sym (@len bytes) is @caller or a compiler clone of it
+ * (@caller.cold, @caller.part.0, ...), whose calls the module counts as
+ * the caller's.
+ */
+static bool caller_is(const char *sym, size_t len, const char *caller)
+{
+	size_t n = strlen(caller);
+
+	return len >= n && !strncmp(sym, caller, n) &&
+	       (len == n || sym[n] == '.');
+}
+
+/*
  * Hitcounts of probe @probe's hist whose key symbol is @caller ("-": any).
  * Lines look like
  *   { __probe_ret_ip: [ffffffff8123abcd] try_charge_memcg } hitcount: 12
@@ -237,8 +250,7 @@ static int hist_sum(int probe, const char *caller, uint64_t *sum)
 		sym = strchr(sym, ']') + 1;
 		sym += strspn(sym, " ");
 		len = strcspn(sym, " }");
-		if (strcmp(caller, "-") &&
-		    (len != strlen(caller) || strncmp(sym, caller, len)))
+		if (strcmp(caller, "-") && !caller_is(sym, len, caller))
 			continue;
 		*sum += strtoull(hc + 9, NULL, 10);
 	}

@@ -169,6 +169,19 @@ static int probes_add(void)
 }
 
 /*
+ * The key symbol @sym (@len bytes) is @caller or a compiler clone of it
+ * (@caller.cold, @caller.part.0, ...), whose calls the module counts as
+ * the caller's.
+ */
+static bool caller_is(const char *sym, size_t len, const char *caller)
+{
+	size_t n = strlen(caller);
+
+	return len >= n && !strncmp(sym, caller, n) &&
+	       (len == n || sym[n] == '.');
+}
+
+/*
  * Sum the hitcounts of one hist: every key, or the keys whose symbol is
  * @caller ("- " for any). Lines look like
  *   { caller: [ffffffff8123abcd] mod_memcg_lruvec_state  } hitcount: 12
@@ -195,8 +208,7 @@ static int hist_sum(int probe, const char *caller, uint64_t *sum)
 		sym = strchr(sym, ']') + 1;
 		sym += strspn(sym, " ");
 		len = strcspn(sym, " }");
-		if (strcmp(caller, "-") &&
-		    (len != strlen(caller) || strncmp(sym, caller, len)))
+		if (strcmp(caller, "-") && !caller_is(sym, len, caller))
 			continue;
 		*sum += strtoull(hc + 9, NULL, 10);
 	}

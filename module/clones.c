@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiler clones of hooked functions and of their callers.
+ *
+ * GCC may split a function (foo.part.0, foo.cold) or specialise a copy of
+ * it (foo.constprop.0, foo.isra.0). kallsyms names each piece, and
+ * kallsyms_lookup_name("foo") finds only the first. So:
+ *   a clone of a caller   holds calls the row must count: the row gets a
+ *                         second range, the clone's, feeding the same hits;
+ *   a clone of a target   is a function of its own, which the module does
+ *                         not hook: its calls are missed, and the hook is
+ *                         shown `partial` with the clone's name;
+ *   a clone of the caller that a redirect tells apart (the periodic work)
+ *                         is shown `partial` too.
+ * One pass over kallsyms per table, at load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/string.h>
+
+#include "clones.h"
+#include "ksym.h"
+
+/* The suffixes GCC gives the pieces it makes of a function. */
+static bool mcs_clone_suffix(const char *s)
+{
+	static const char * const suffixes[] = {
+		"cold", "part.", "constprop.", "isra.",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (!strncmp(s, suffixes[i], strlen(suffixes[i])))
+			return true;
+	return false;
+}
+
+/* @name is a clone of @fn: "@fn.<suffix>". */
+static bool mcs_clone_of(const char *name, size_t len, const char *fn)
+{
+	return fn && strlen(fn) == len && !strncmp(name, fn, len);
+}
+
+static void mcs_clone_partial(struct mcs_hook *h, const char *name)
+{
+	if (h->partial[0])
+		return;
+	strscpy(h->partial, name, sizeof(h->partial));
+	pr_warn("hook %s: %s is a compiler clone this module does not watch: calls there are not counted (the hook is `partial`)\n",
+		h->name, name);
+}
+
+static void mcs_clone_caller(struct mcs_hook *h, const char *name,
+			     unsigned long addr)
+{
+	struct mcs_site_row *r;
+	unsigned long size;
+
+	if (h->nr_clone_rows == MCS_HOOK_CLONES_MAX ||
+	    mcs_ksym_size(addr, &size)) {
+		mcs_clone_partial(h, name);
+		return;
+	}
+	r = &h->clone_rows[h->nr_clone_rows];
+	r->caller_start = addr;
+	r->caller_end = addr + size;
+	r->pcpu = h->pcpu;
+	r->kind = h->kind;
+	if (!mcs_site_get(h->addr, h->target, r)) {
+		mcs_clone_partial(h, name);
+		return;
+	}
+	h->nr_clone_rows++;
+	pr_info("hook %s: calls from %s, a compiler clone of %s, count too\n",
+		h->name, name, h->caller);
+}
+
+static int mcs_clone_cb(void *data, const char *name,
+			MCS_KSYM_EACH_MOD unsigned long addr)
+{
+	struct mcs_hook_table *t = data;
+	const char *dot = strchr(name, '.');
+	unsigned int i;
+	size_t len;
+
+	if (!dot || !mcs_clone_suffix(dot + 1) || !mcs_ksym_in_text(addr))
+		return 0;
+	len = dot - name;
+	for (i = 0; i < t->n; i++) {
+		struct mcs_hook *h = &t->hooks[i];
+
+		if (h->state == MCS_HOOK_OTHER_GEN ||
+		    h->state == MCS_HOOK_MISSING)
+			continue;
+		if (mcs_clone_of(name, len, h->target) ||
+		    mcs_clone_of(name, len, h->alt_caller))
+			mcs_clone_partial(h, name);
+		else if (h->mech == MCS_MECH_COUNT &&
+			 mcs_clone_of(name, len, h->caller))
+			mcs_clone_caller(h, name, addr);
+	}
+	return 0;
+}
+
+void mcs_clones_scan(struct mcs_hook_table *t)
+{
+	int ret = mcs_ksym_each(mcs_clone_cb, t);
+
+	if (ret)
+		pr_info("compiler clones not checked (%d)\n", ret);
+}
