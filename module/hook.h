@@ -80,16 +80,6 @@ struct mcs_hook {
 	unsigned long alt_start, alt_end;	/* redirect: @alt_caller */
 };
 
-/* A redirect of @target to the module function @to. */
-#define MCS_REDIRECT_ROW(_name, _target, _to)		\
-	{						\
-		.name = _name,				\
-		.target = _target,			\
-		.mech = MCS_MECH_REDIRECT,		\
-		.group = MCS_GRP_REDIRECT,		\
-		.redirect_to = _to,			\
-	}
-
 /*
  * An update-side row of @target on the generations @gens: counts
  * stat_updates and adds the update's size (argument 2, read as @kind) to
@@ -118,6 +108,10 @@ struct mcs_hook {
 		.alt_caller = _caller,			\
 		.redirect_alt = _alt,			\
 	}
+
+/* A redirect of @target to the module function @to. */
+#define MCS_REDIRECT_ROW(_name, _target, _to)		\
+	MCS_REDIRECT_BY_CALLER_ROW(_name, _target, _to, NULL, NULL)
 
 struct mcs_hook_table {
 	struct mcs_hook *hooks;
