@@ -82,7 +82,7 @@ skip_all() {
 
 # ---- helpers -----------------------------------------------------------------
 
-# flush_control: as flush_control_state() of lib.c: 0 when the module has
+# flush_control: as flush_control_state() of lib/statctl.c: 0 when the module has
 # flush control; KSFT_SKIP when it has not and a flush point it redirects is
 # indeed not in /proc/kallsyms (inlined by this kernel's compiler); 1 else.
 flush_control() {
@@ -1166,7 +1166,7 @@ diag "tool $TOOL; knobs: $(echo $KNOBS)"
 for test_name in "$@"; do
 	n=$((n + 1))
 	skip_why=
-	# $MEMCG_STATCTL_TESTS: comma-separated test names to run, as in lib.c
+	# $MEMCG_STATCTL_TESTS: comma-separated test names to run, as in lib/harness.c
 	case ",${MEMCG_STATCTL_TESTS:-$test_name}," in
 	*",$test_name,"*)
 		"test_$test_name"
