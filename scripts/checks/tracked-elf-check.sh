@@ -6,11 +6,13 @@
 source "$(dirname "$0")/../lib.sh"
 
 cd "$MCS_ROOT" || exit 1
+export LC_ALL=C # bytes, not characters
 elf=$'\x7fELF'
 bad=0
 while IFS= read -r -d '' f; do
 	[ -f "$f" ] && [ ! -L "$f" ] || continue
-	magic=$(head -c 4 -- "$f" | tr -d '\0')
+	magic=
+	IFS= read -r -n 4 -d '' magic <"$f" || true
 	[ "$magic" = "$elf" ] || continue
 	echo "tracked-elf-check: $f is an ELF file: git rm --cached it (.gitignore should list it)"
 	bad=1
