@@ -54,31 +54,48 @@ bool statctl_has(const char *file)
 	return path_exists(path);
 }
 
-int stats_read(struct stats *s)
+/* Call fn for each line of FILE until it returns non-zero; that, or 0. */
+static int statctl_each_line(const char *file,
+			     int (*fn)(const char *line, void *arg), void *arg)
 {
 	char buf[16384], *line, *save = NULL;
 	ssize_t len;
+	int r;
 
-	s->n = 0;
-	len = statctl_read("stats", buf, sizeof(buf));
+	len = statctl_read(file, buf, sizeof(buf));
 	if (len < 0)
 		return len;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char name[NAME_LEN], val[32], extra[2];
-		uint64_t v;
-
-		if (sscanf(line, "%63s %31s %1s", name, val, extra) != 2 ||
-		    parse_u64(val, &v)) {
-			diag("malformed stats line: '%s'", line);
-			return -EPROTO;
-		}
-		if (s->n == STATS_MAX)
-			return -E2BIG;
-		strcpy(s->name[s->n], name);
-		s->val[s->n++] = v;
+		r = fn(line, arg);
+		if (r)
+			return r;
 	}
 	return 0;
+}
+
+static int stats_line(const char *line, void *arg)
+{
+	char name[NAME_LEN], val[32], extra[2];
+	struct stats *s = arg;
+	uint64_t v;
+
+	if (sscanf(line, "%63s %31s %1s", name, val, extra) != 2 ||
+	    parse_u64(val, &v)) {
+		diag("malformed stats line: '%s'", line);
+		return -EPROTO;
+	}
+	if (s->n == STATS_MAX)
+		return -E2BIG;
+	strcpy(s->name[s->n], name);
+	s->val[s->n++] = v;
+	return 0;
+}
+
+int stats_read(struct stats *s)
+{
+	s->n = 0;
+	return statctl_each_line("stats", stats_line, s);
 }
 
 int stats_get(const struct stats *s, const char *name, uint64_t *val)
@@ -141,32 +158,29 @@ bool counters_present(const char *const *names, size_t n)
 	return true;
 }
 
+static int hooks_line(const char *line, void *arg)
+{
+	struct hooks *hs = arg;
+	char hits[32], extra[2];
+	struct hook *h;
+
+	if (hs->n == HOOKS_MAX)
+		return -E2BIG;
+	h = &hs->h[hs->n];
+	if (sscanf(line, "%63s %127s %127s %31s %31s %31s %1s",
+		   h->name, h->target, h->caller, h->mech, h->state,
+		   hits, extra) != 6 || parse_u64(hits, &h->hits)) {
+		diag("malformed hooks line: '%s'", line);
+		return -EPROTO;
+	}
+	hs->n++;
+	return 0;
+}
+
 int hooks_read(struct hooks *hs)
 {
-	char buf[16384], *line, *save = NULL;
-	ssize_t len;
-
 	hs->n = 0;
-	len = statctl_read("hooks", buf, sizeof(buf));
-	if (len < 0)
-		return len;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct hook *h;
-		char hits[32], extra[2];
-
-		if (hs->n == HOOKS_MAX)
-			return -E2BIG;
-		h = &hs->h[hs->n];
-		if (sscanf(line, "%63s %127s %127s %31s %31s %31s %1s",
-			   h->name, h->target, h->caller, h->mech, h->state,
-			   hits, extra) != 6 || parse_u64(hits, &h->hits)) {
-			diag("malformed hooks line: '%s'", line);
-			return -EPROTO;
-		}
-		hs->n++;
-	}
-	return 0;
+	return statctl_each_line("hooks", hooks_line, hs);
 }
 
 const struct hook *hook_find(const struct hooks *hs, const char *name)
