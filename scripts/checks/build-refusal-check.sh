@@ -57,7 +57,7 @@ refused() {
 		ok "$what: $(grep -m1 -o 'error: #error.*' "$tmp/out" | sed 's/^error: //')"
 	else
 		notok "$what"
-		diag_file "$tmp/out"
+		diag_tail "$tmp/out"
 	fi
 }
 
@@ -67,7 +67,7 @@ accepted() {
 		ok "Linux $1.$2: generation $3"
 	else
 		notok "Linux $1.$2: generation $3 (got $(tail -n1 "$tmp/i" 2>/dev/null))"
-		diag_file "$tmp/out"
+		diag_tail "$tmp/out"
 	fi
 }
 

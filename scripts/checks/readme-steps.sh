@@ -86,13 +86,13 @@ run_block() {
 		fi
 		if bash -c "$cmd" </dev/null >"$out" 2>&1; then
 			ok "$cmd"
-			diag_file "$out" 8
+			diag_tail "$out" 8
 			after_command "$cmd"
 		elif [ "$cmd" = "mokutil --sb-state" ] && grep -q 'EFI variables are not supported' "$out"; then
 			skip "$cmd" "no EFI variables in this guest (BIOS boot): $(head -n1 "$out")"
 		else
 			notok "$cmd"
-			diag_file "$out"
+			diag_tail "$out"
 		fi
 	done <<<"$cmds"
 }

@@ -11,13 +11,13 @@ failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; }
-# diag_file FILE [LINES]: the last LINES (25) of FILE, as diagnostics.
-diag_file() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
+# diag_tail FILE [LINES]: the last LINES (25) of FILE, as diagnostics.
+diag_tail() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
 check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
 	local what=$1
 	shift
 	if [ -n "${TAP_CAPTURE:-}" ]; then
-		if "$@" >"$TAP_CAPTURE" 2>&1; then ok "$what"; else notok "$what"; diag_file "$TAP_CAPTURE"; fi
+		if "$@" >"$TAP_CAPTURE" 2>&1; then ok "$what"; else notok "$what"; diag_tail "$TAP_CAPTURE"; fi
 	elif "$@"; then ok "$what"; else notok "$what"; fi
 }
 finish() {

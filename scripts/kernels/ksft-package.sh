@@ -5,9 +5,9 @@
 #
 # The tree is Debian's linux-source (its tools/testing/selftests and the
 # one file of scripts/ its Makefile reads), unpacked once into build/; or
-# a kernel tree of your own in MCS_KSFT_TREE. selftests/memcg_statctl is
-# copied into its tools/testing/selftests/memcg_statctl (a copy: through a
-# symlink the Makefile would not find ../lib.mk), then
+# a kernel tree of your own in MCS_KSFT_TREE. selftests/memcg_statctl,
+# lib/ included, is copied into its tools/testing/selftests/memcg_statctl
+# (a copy: through a symlink the Makefile would not find ../lib.mk), then
 #   make -C tools/testing/selftests TARGETS=memcg_statctl \
 #        MEMCG_STATCTL_MODULES="..." KSFT_INSTALL_PATH=... gen_tar
 # builds, installs and packs it. The package carries memcg_statctl.ko and
@@ -51,6 +51,9 @@ command -v rsync >/dev/null || die "no rsync (kselftest's install uses it): run 
 ksft=$tree/tools/testing/selftests
 rm -rf "$ksft/memcg_statctl"
 cp -r "$MCS_ROOT/selftests/memcg_statctl" "$ksft/memcg_statctl"
+# The programs and lib/ objects of a build in place would look up to date
+# there: the package is built from the sources alone.
+make -s -C "$ksft/memcg_statctl" OUTPUT="$ksft/memcg_statctl" clean >&2
 
 kos=()
 if [ "$modules" = 1 ]; then

@@ -1,12 +1,15 @@
 #!/bin/bash
-# guest-stage.sh KVER JOB OUT.cpio.gz: build everything a guest run needs for
-# kernel KVER (fetch the kernel, build the module and the selftests) and pack
-# the initramfs with JOB as /job.sh. Used by vmtest.sh, demo and experiments.
+# guest-stage.sh KVER JOB OUT.cpio.gz [SRC=DEST...]: build everything a guest
+# run needs for kernel KVER (fetch the kernel, build the module and the
+# selftests) and pack the initramfs with JOB as /job.sh, and each SRC (a
+# file of the job's, e.g. its arguments) as DEST. Used by vmtest.sh, demo
+# and experiments.
 source "$(dirname "$0")/../lib.sh"
 
-kver=${1:?usage: guest-stage.sh KVER JOB OUT}
+kver=${1:?usage: guest-stage.sh KVER JOB OUT [SRC=DEST...]}
 job=$2
 out=$3
+shift 3
 # One staging per kernel at a time: the module is built in one folder per
 # kernel release (module-build.sh) and must not change before it is packed.
 hold_lock "$MCS_BUILD/.stage-$kver.lock" "staging for kernel $kver" wait
@@ -28,6 +31,7 @@ done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
 files+=("$jq=/usr/bin/jq")
+files+=("$@")
 # gnuplot is an alternatives symlink: copy what it points to.
 command -v gnuplot >/dev/null &&
 	files+=("$(readlink -f "$(command -v gnuplot)")=/usr/bin/gnuplot")

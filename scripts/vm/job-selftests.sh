@@ -18,7 +18,11 @@ fi
 # A module the harness built for this kernel must load: the tests would
 # otherwise load it themselves or skip, as they do on a machine without it.
 insmod "$MEMCG_STATCTL_KO" || { echo "Bail out! insmod $MEMCG_STATCTL_KO failed"; exit 1; }
-cd /selftests && sh ./run_tests.sh
+# /selftests-args, when present, names the programs to run (vmtest TESTS=...);
+# without it run_tests.sh runs those of its tests.list.
+args=$(cat /selftests-args 2>/dev/null)
+# shellcheck disable=SC2086  # the arguments are words
+cd /selftests && sh ./run_tests.sh $args
 rc=$?
 if [ -e /proc/lockdep_stats ]; then
 	echo "=== MCS-LOCKDEP $(grep -m1 'debug_locks:' /proc/lockdep_stats | tr -s ' ') ==="

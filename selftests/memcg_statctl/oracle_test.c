@@ -43,7 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf_fentry.h"
+#include "lib/include/bpf_fentry.h"
 #include "lib.h"
 
 #define ROWS_MAX	32

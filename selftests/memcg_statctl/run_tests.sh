@@ -6,7 +6,7 @@
 #
 # usage: run_tests.sh [-t SECONDS] [TEST...]
 #   TEST...     programs to run (default: those in tests.list next to this
-#               script, else the built-in list)
+#               script, which the selftest Makefile writes from its lists)
 #   -t SECONDS  per-test timeout (default $KSFT_TIMEOUT or 300)
 # KSFT_TIMEOUT_SCALE=N multiplies every timeout by N (a whole number), for a
 # kernel slower than a stock one (a lockdep/KASAN debug kernel).
@@ -22,7 +22,6 @@ case "$SCALE" in
 ''|*[!0-9]*|0*) echo "run_tests.sh: KSFT_TIMEOUT_SCALE must be a whole number >= 1 (got '$SCALE')" >&2
 	exit 2 ;;
 esac
-DEFAULT_TESTS="debugfs_test flush_test reset_test stock_test oracle_test flush_knobs_test reload_test hostile_test coexist_test stress_test:600 fault_test:600 tool_test.sh:600"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -38,7 +37,8 @@ if [ $# -gt 0 ]; then
 elif [ -r "$DIR/tests.list" ]; then
 	TESTS=$(grep -v '^#' "$DIR/tests.list")
 else
-	TESTS=$DEFAULT_TESTS
+	echo "run_tests.sh: no $DIR/tests.list (the selftest Makefile writes it) and no TEST given" >&2
+	exit 2
 fi
 
 # the tests print their own TAP without the "TAP version" line

@@ -856,7 +856,7 @@ static int flush_balance(unsigned long long v[3])
 	return quiet ? 1 : -1;
 }
 
-/* Kernel log lines of a debug kernel's checkers, besides lib.c's own. */
+/* Kernel log lines of a debug kernel's checkers, besides lib/kmsg.c's own. */
 static const char *const klog_extra[] = {
 	"lockdep", "possible circular locking", "possible recursive locking",
 	"inconsistent lock state", "KASAN", "UBSAN", "sleeping function",

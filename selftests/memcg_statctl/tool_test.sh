@@ -61,8 +61,8 @@ skips=0
 
 diag() { echo "# $*"; }
 
-# Print a file as diagnostics (at most 40 lines).
-diag_file() {
+# diag_head FILE: the first 40 lines of FILE, as diagnostics.
+diag_head() {
 	[ -s "$1" ] || return 0
 	sed -e 's/^/#   /' -e '40q' "$1"
 }
@@ -82,7 +82,7 @@ skip_all() {
 
 # ---- helpers -----------------------------------------------------------------
 
-# flush_control: as flush_control_state() of lib.c: 0 when the module has
+# flush_control: as flush_control_state() of lib/statctl.c: 0 when the module has
 # flush control; KSFT_SKIP when it has not and a flush point it redirects is
 # indeed not in /proc/kallsyms (inlined by this kernel's compiler); 1 else.
 flush_control() {
@@ -125,8 +125,8 @@ tool_ok() {
 	t "$WORK/out" "$WORK/err" "$@"
 	if [ "$RC" -ne 0 ]; then
 		diag "memcg-statctl $*: exit $RC, expected 0"
-		diag_file "$WORK/err"
-		diag_file "$WORK/out"
+		diag_head "$WORK/err"
+		diag_head "$WORK/out"
 		return 1
 	fi
 	return 0
@@ -237,7 +237,7 @@ start_workload() {
 	pid=$!
 	if ! wait_group "$pid" 30; then
 		diag "no workload task in a memcg-statctl.$pid group after 30 s"
-		kill -KILL "$pid"; wait "$pid"; diag_file "$WORK/err"; return 1
+		kill -KILL "$pid"; wait "$pid"; diag_head "$WORK/err"; return 1
 	fi
 	sleep "$_secs"
 	tasks=$(find "$CGROOT/memcg-statctl.$pid" -name cgroup.procs -exec cat {} + | tr '\n' ' ')
@@ -298,7 +298,7 @@ setup_fs() {
 	fi
 	FSDEV=
 	diag "no file system on a block device (loop and zram both failed):"
-	diag_file "$WORK/mkfs.log"
+	diag_head "$WORK/mkfs.log"
 	dmesg | grep -i 'ext4\|loop\|zram' | tail -n 5 | sed 's/^/#   /'
 	return 1
 }
@@ -348,14 +348,14 @@ status_ok() {
 	t "$WORK/out" "$WORK/err" status "$@"
 	[ "$RC" -eq 4 ] || {
 		diag "status $*: exit $RC, expected 4 (flush control $_fc; missing: $(echo $_missing))"
-		diag_file "$WORK/err"; return 1; }
+		diag_head "$WORK/err"; return 1; }
 	if [ "$_fc" != available ] && ! grep -q 'flush control is missing' "$WORK/err" "$WORK/out"; then
-		diag "status $*: flush control $_fc, not said"; diag_file "$WORK/err"; return 1
+		diag "status $*: flush control $_fc, not said"; diag_head "$WORK/err"; return 1
 	fi
 	while read -r _n _t _c; do
 		[ -n "$_n" ] || continue
 		grep -q "hook $_n is missing" "$WORK/err" || {
-			diag "status $*: does not say that hook $_n is missing"; diag_file "$WORK/err"; return 1; }
+			diag "status $*: does not say that hook $_n is missing"; diag_head "$WORK/err"; return 1; }
 		if in_kallsyms "$_t" && { [ "$_c" = - ] || in_kallsyms "$_c"; }; then
 			diag "hook $_n missing, yet $_t and $_c are in /proc/kallsyms"; return 1
 		fi
@@ -370,12 +370,12 @@ test_status() {
 	[ $? -eq 1 ] && return 1
 	status_ok || return 1
 	grep -q "^memcg_statctl: loaded ($DBG)" "$WORK/out" || {
-		diag "no 'loaded' line"; diag_file "$WORK/out"; return 1; }
+		diag "no 'loaded' line"; diag_head "$WORK/out"; return 1; }
 	abi=$(sed -n 's/^abi \(.*\)/\1/p' "$DBG/version")
 	grep -Eq "^ +abi +$abi\$" "$WORK/out" || { diag "abi $abi not shown"; return 1; }
 	while read -r name target _caller mech state _hits; do
 		grep -Eq "^ +$name +$target +[^ ]+ +$mech +$state +[0-9]+\$" "$WORK/out" || {
-			diag "hook $name $target $mech $state not shown"; diag_file "$WORK/out"; return 1; }
+			diag "hook $name $target $mech $state not shown"; diag_head "$WORK/out"; return 1; }
 	done <"$DBG/hooks"
 	for k in $KNOBS; do
 		grep -Eq "^ +$k +$(knob "$k")\$" "$WORK/out" || {
@@ -384,7 +384,7 @@ test_status() {
 	status_ok --json || return 1
 	json_sane "$WORK/out" || return 1
 	grep -q '"loaded": true' "$WORK/out" || { diag "status --json: no loaded:true"; return 1; }
-	grep -q "\"abi\": $abi,\{0,1\}\$" "$WORK/out" || { diag "status --json: no abi $abi (a number)"; diag_file "$WORK/out"; return 1; }
+	grep -q "\"abi\": $abi,\{0,1\}\$" "$WORK/out" || { diag "status --json: no abi $abi (a number)"; diag_head "$WORK/out"; return 1; }
 }
 
 # A hook that really fails: an IPMODIFY ftrace user (the peer module, as a
@@ -418,18 +418,18 @@ test_status_hook_failed() {
 		grep -q "^memcg-statctl: hook $name on $target failed to attach (see dmesg)" "$WORK/err" || {
 			diag "stderr does not name hook $name on $target"; r=1; }
 		grep -Eq "^ +$name +$target +[^ ]+ +redirect +failed +[0-9]+\$" "$WORK/out" || {
-			diag "status does not show $name failed"; diag_file "$WORK/out"; r=1; }
+			diag "status does not show $name failed"; diag_head "$WORK/out"; r=1; }
 		t "$WORK/out" "$WORK/err" status --json
 		[ "$RC" -eq 4 ] || { diag "status --json: exit $RC, expected 4"; r=1; }
 		json_sane "$WORK/out" && grep -q '"kind": "hook_failed"' "$WORK/out" || {
-			diag "status --json: no hook_failed problem"; diag_file "$WORK/out"; r=1; }
+			diag "status --json: no hook_failed problem"; diag_head "$WORK/out"; r=1; }
 		# loaded without flush control: the version says so, its knobs refuse
 		# writes with one line, counting goes on
 		grep -q '^flush_control failed$' "$DBG/version" || {
 			diag "version: $(grep flush_control "$DBG/version"), expected failed"; r=1; }
 		t "$WORK/out" "$WORK/err" set flush_mode always
 		[ "$RC" -eq 1 ] && grep -q 'flush control is not available' "$WORK/err" || {
-			diag "set flush_mode without flush control: exit $RC"; diag_file "$WORK/err"; r=1; }
+			diag "set flush_mode without flush control: exit $RC"; diag_head "$WORK/err"; r=1; }
 		rmmod_retry || r=1
 	fi
 	grep -q "^$PEER " /proc/modules && { rmmod "$PEER" || { diag "rmmod $PEER failed"; r=1; }; }
@@ -438,7 +438,7 @@ test_status_hook_failed() {
 	# healthy again: status_ok allows only hooks this kernel lacks
 	status_ok --json || return 1
 	! grep -q '"kind": "hook_failed"' "$WORK/out" || {
-		diag "the reloaded module still has a failed hook:"; diag_file "$WORK/out"; return 1; }
+		diag "the reloaded module still has a failed hook:"; diag_head "$WORK/out"; return 1; }
 	return $r
 }
 
@@ -448,18 +448,18 @@ test_get() {
 	mv "$WORK/out" "$WORK/get_all"
 	[ "$(wc -l <"$WORK/get_all")" -eq "$(echo $KNOBS | wc -w)" ] || {
 		diag "get printed $(wc -l <"$WORK/get_all") lines for knobs: $KNOBS"
-		diag_file "$WORK/get_all"; return 1; }
+		diag_head "$WORK/get_all"; return 1; }
 	for k in $KNOBS; do
 		v=$(knob "$k")
 		grep -Eq "^$k +$v\$" "$WORK/get_all" || {
-			diag "get: '$k $v' missing"; diag_file "$WORK/get_all"; return 1; }
+			diag "get: '$k $v' missing"; diag_head "$WORK/get_all"; return 1; }
 		tool_ok get "$k" || return 1
 		grep -Eq "^$k +$v\$" "$WORK/out" && [ "$(wc -l <"$WORK/out")" -eq 1 ] || {
-			diag "get $k: expected '$k $v'"; diag_file "$WORK/out"; return 1; }
+			diag "get $k: expected '$k $v'"; diag_head "$WORK/out"; return 1; }
 	done
 	tool_ok get flush_mode --json || return 1
 	json_sane "$WORK/out" && grep -q "\"flush_mode\": \"$(knob flush_mode)\"" "$WORK/out" || {
-		diag "get flush_mode --json"; diag_file "$WORK/out"; return 1; }
+		diag "get flush_mode --json"; diag_head "$WORK/out"; return 1; }
 	t "$WORK/out" "$WORK/err" get no_such_knob
 	[ "$RC" -ne 0 ] || { diag "get no_such_knob: exit 0"; return 1; }
 }
@@ -473,7 +473,7 @@ test_set_good() {
 		# without flush control its knobs refuse writes with one line
 		t "$WORK/out" "$WORK/err" set flush_mode always
 		[ "$RC" -eq 1 ] && grep -q 'flush control is not available' "$WORK/err" || {
-			diag "set flush_mode without flush control: exit $RC"; diag_file "$WORK/err"; return 1; }
+			diag "set flush_mode without flush control: exit $RC"; diag_head "$WORK/err"; return 1; }
 		return 0 ;;
 	*) return 1 ;;
 	esac
@@ -503,7 +503,7 @@ bad_value() {
 	t "$WORK/out" "$WORK/err" set "$1" "$2"
 	after=$(knob "$1")
 	if [ "$RC" -ne 1 ]; then
-		diag "set $1 '$2': exit $RC, expected 1"; diag_file "$WORK/err"; return 1
+		diag "set $1 '$2': exit $RC, expected 1"; diag_head "$WORK/err"; return 1
 	elif [ ! -s "$WORK/err" ]; then
 		diag "set $1 '$2': no message on stderr"; return 1
 	fi
@@ -548,7 +548,7 @@ test_reset() {
 # stats: every counter of the module, with its name.
 test_stats() {
 	tool_ok stats || return 1
-	grep -Eq '^COUNTER +VALUE$' "$WORK/out" || { diag "no header"; diag_file "$WORK/out"; return 1; }
+	grep -Eq '^COUNTER +VALUE$' "$WORK/out" || { diag "no header"; diag_head "$WORK/out"; return 1; }
 	while read -r name _value; do
 		grep -Eq "^$name +[0-9]+\$" "$WORK/out" || { diag "counter $name missing"; return 1; }
 	done <"$DBG/stats"
@@ -557,9 +557,9 @@ test_stats() {
 # stats --json: valid JSON with the counters object (every module counter) and derived.
 test_stats_json() {
 	tool_ok stats --json || return 1
-	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
+	json_sane "$WORK/out" || { diag_head "$WORK/out"; return 1; }
 	grep -q '^  "counters": {' "$WORK/out" && grep -q '^  "derived": {' "$WORK/out" || {
-		diag "no counters/derived objects"; diag_file "$WORK/out"; return 1; }
+		diag "no counters/derived objects"; diag_head "$WORK/out"; return 1; }
 	while read -r name _value; do
 		[ -n "$(json_num "$WORK/out" "$name")" ] || { diag "\"$name\" missing"; return 1; }
 	done <"$DBG/stats"
@@ -572,7 +572,7 @@ test_stats_watch() {
 	took=$(($(date +%s) - start))
 	n_int=$(grep -c '^\[interval [0-9]*: [0-9.]* s\]$' "$WORK/out")
 	[ "$n_int" -eq 2 ] && grep -q '^\[interval 1: ' "$WORK/out" && grep -q '^\[interval 2: ' "$WORK/out" || {
-		diag "expected intervals 1 and 2, got $n_int"; diag_file "$WORK/out"; return 1; }
+		diag "expected intervals 1 and 2, got $n_int"; diag_head "$WORK/out"; return 1; }
 	[ "$(grep -c '^COUNTER  *DELTA  *PER-SEC$' "$WORK/out")" -eq 2 ] || {
 		diag "expected two rate tables"; return 1; }
 	[ "$took" -ge 2 ] && [ "$took" -le 10 ] || { diag "took $took s for 2 x 1 s"; return 1; }
@@ -583,7 +583,7 @@ test_stats_watch() {
 	json_sane "$WORK/l1" && json_sane "$WORK/l2" || return 1
 	grep -q '"interval":1,' "$WORK/l1" && grep -q '"interval":2,' "$WORK/l2" &&
 		grep -q '"per_second":{' "$WORK/l1" || {
-		diag "--json lines"; diag_file "$WORK/out"; return 1; }
+		diag "--json lines"; diag_head "$WORK/out"; return 1; }
 }
 
 # run_workload NAME COUNTERS ARGS...: `run NAME ARGS --json` exits 0, reports
@@ -597,10 +597,10 @@ run_workload() {
 	# 2 s, longer on a slower kernel: the slab workload completed no
 	# operation in 2 s on the debug kernel under TCG
 	tool_ok run "$w" --duration $((2 * T_SCALE)) --json "$@" || return 1
-	json_sane "$WORK/out" || { diag_file "$WORK/out"; return 1; }
+	json_sane "$WORK/out" || { diag_head "$WORK/out"; return 1; }
 	grep -q "\"workload\": \"$w\"" "$WORK/out" || { diag "no workload $w"; return 1; }
 	ops=$(json_float "$WORK/out" ops_per_sec)
-	[ "${ops:-0}" -gt 0 ] || { diag "ops_per_sec ${ops:-missing}"; diag_file "$WORK/out"; return 1; }
+	[ "${ops:-0}" -gt 0 ] || { diag "ops_per_sec ${ops:-missing}"; diag_head "$WORK/out"; return 1; }
 	deltas=
 	moved=
 	have=
@@ -622,7 +622,7 @@ run_workload() {
 	no_groups_left || return 1
 	[ -n "$want" ] || return 0
 	[ -n "$have" ] || { diag "the module has none of: $want"; return 1; }
-	[ -n "$moved" ] || { diag "none of$have moved"; diag_file "$WORK/out"; return 1; }
+	[ -n "$moved" ] || { diag "none of$have moved"; diag_head "$WORK/out"; return 1; }
 }
 
 test_run_pf_anon() { run_workload page-fault charge_stock.attempts --mode anon --cgroups 2; }
@@ -681,7 +681,7 @@ test_sweep() {
 	old=$(knob flush_mode)
 	tool_ok sweep --knob flush_mode --values kernel,always --workload stat-reader \
 		--runs 2 --duration 1 || return 1
-	diag_file "$WORK/out"
+	diag_head "$WORK/out"
 	grep -q '^stat-reader ops_per_sec (ops/s) by flush_mode (2 runs per value)$' "$WORK/out" || {
 		diag "no table title"; return 1; }
 	grep -Eq '^flush_mode +n +mean +median +stddev +%change +sig$' "$WORK/out" || {
@@ -699,7 +699,7 @@ test_sweep() {
 		--runs 2 --duration 1 --csv || return 1
 	grep -q '^knob,value,n,mean,median,stddev,' "$WORK/out" &&
 		[ "$(grep -c '^flush_threshold,128,2,\|^flush_threshold,4096,2,' "$WORK/out")" -eq 2 ] || {
-		diag "--csv rows"; diag_file "$WORK/out"; return 1; }
+		diag "--csv rows"; diag_head "$WORK/out"; return 1; }
 }
 
 # sweep --plot: a table and a non-empty SVG file (through gnuplot).
@@ -716,7 +716,7 @@ test_sweep_plot() {
 		--runs 2 --duration 1 --plot "$WORK/sweep.svg" || return 1
 	grep -Eq "^$SWEEP_KNOB +n +mean +median +stddev +%change +sig\$" "$WORK/out" &&
 		grep -Eq "^$SWEEP_A " "$WORK/out" && grep -Eq "^$SWEEP_B " "$WORK/out" || {
-		diag "no table"; diag_file "$WORK/out"; return 1; }
+		diag "no table"; diag_head "$WORK/out"; return 1; }
 	[ -s "$WORK/sweep.svg" ] || { diag "no plot file"; return 1; }
 	head -c 5 "$WORK/sweep.svg" | grep -q '^<?xml\|^<svg' || {
 		diag "plot starts with: $(head -c 40 "$WORK/sweep.svg")"; return 1; }
@@ -761,7 +761,7 @@ MARK_DELEGATED=$(cd "$(dirname "$0")" && pwd)/mark_delegated
 jq_true() {
 	[ "$(jq -r "$2" "$1" 2>"$WORK/jq.err")" = true ] && return 0
 	diag "$1: not ($2)"
-	diag_file "$WORK/jq.err"
+	diag_head "$WORK/jq.err"
 	return 1
 }
 
@@ -782,7 +782,7 @@ test_sweep_command() {
 	rm -f "$WORK/sweep.json"
 	tool_ok sweep --knob update_flush_every --values 0,32 --runs 3 \
 		--output "$WORK/sweep.json" -- "$FAULT_LOOP" 16 20 || return 1
-	diag_file "$WORK/out"
+	diag_head "$WORK/out"
 	r=0
 	grep -q '^command seconds (s) by update_flush_every (3 runs per value)$' "$WORK/out" &&
 		grep -Eq '^0 +3 +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" &&
@@ -823,12 +823,12 @@ test_run_metric() {
 	jq_true "$f" '.schema == "memcg-statctl/run" and .workload == "command" and .complete' || r=1
 	jq_true "$f" '.result.exit_statuses == [0,0] and .result.metric > 0 and .result.ops_per_sec == null' || r=1
 	jq_true "$f" '.parameters.metric == "average:\\s*([0-9.]+)" and .parameters.tasks == 2' || r=1
-	grep -q '^\[copy 1\] average: ' "$WORK/err" || { diag "no command output on stderr"; diag_file "$WORK/err"; r=1; }
+	grep -q '^\[copy 1\] average: ' "$WORK/err" || { diag "no command output on stderr"; diag_head "$WORK/err"; r=1; }
 	diag "metric: $(jq .result.metric "$f") faults/s over 2 copies"
 	# a pattern that matches nothing: the run is reported, then exit 1
 	t "$WORK/out" "$WORK/err" run --metric 'tps = ([0-9.]+)' -- "$FAULT_LOOP" 1 1
 	[ "$RC" -eq 1 ] && grep -q "matched --metric" "$WORK/err" || {
-		diag "unmatched --metric: exit $RC"; diag_file "$WORK/err"; r=1; }
+		diag "unmatched --metric: exit $RC"; diag_head "$WORK/err"; r=1; }
 	no_groups_left || r=1
 	return $r
 }
@@ -883,10 +883,10 @@ test_sigint_sweep_partial() {
 	kill -INT "$pid"
 	wait_exit "$pid" 20 || { diag "still running 20 s after SIGINT"; return 1; }
 	r=0
-	[ "$RC" -eq 130 ] || { diag "exit $RC, expected 130"; diag_file "$WORK/err"; r=1; }
+	[ "$RC" -eq 130 ] || { diag "exit $RC, expected 130"; diag_head "$WORK/err"; r=1; }
 	jq_true "$f" '.complete == false and .interrupted_by == "SIGINT" and (.runs | length) >= 1 and (.rows | length) == 2' || r=1
 	grep -q "by $SWEEP_KNOB (.*, stopped before the end)\$" "$WORK/out" || {
-		diag "no partial table on stdout"; diag_file "$WORK/out"; r=1; }
+		diag "no partial table on stdout"; diag_head "$WORK/out"; r=1; }
 	[ "$(knob "$SWEEP_KNOB")" = "$old" ] || {
 		diag "$SWEEP_KNOB left at $(knob "$SWEEP_KNOB")"; r=1; }
 	no_groups_left || r=1
@@ -907,7 +907,7 @@ test_parent_delegated() {
 	"$MARK_DELEGATED" "$d" || { rmdir "$d" "$p"; return 1; }
 	r=0
 	timeout "$T_LIMIT" sh -c "echo \$\$ >$d/cgroup.procs && exec $TOOL run page-fault --duration 1 --json" \
-		>"$WORK/out" 2>"$WORK/err" || { diag "exit $?"; diag_file "$WORK/err"; r=1; }
+		>"$WORK/out" 2>"$WORK/err" || { diag "exit $?"; diag_head "$WORK/err"; r=1; }
 	jq_true "$WORK/out" ".parameters.parent == \"$d\" and .parameters.parent_from == \"delegated\" and (.result.memory_stat[0].cgroup | startswith(\"$d/memcg-statctl.\")) and .result.ops_per_sec > 0" || r=1
 	[ -z "$(find "$d" -mindepth 1 -type d)" ] || { diag "left in $d: $(find "$d" -mindepth 1 -type d)"; r=1; }
 	[ -z "$(cat "$d/cgroup.subtree_control")" ] || { diag "$d subtree_control: $(cat "$d/cgroup.subtree_control")"; r=1; }
@@ -916,7 +916,7 @@ test_parent_delegated() {
 	[ -z "$(find "$p" -mindepth 1 -type d)" ] || { diag "left in $p: $(find "$p" -mindepth 1 -type d)"; r=1; }
 	t "$WORK/out" "$WORK/err" run page-fault --duration 1 --parent "$CGROOT/no_such_group"
 	[ "$RC" -eq 2 ] && grep -q "is not a cgroup" "$WORK/err" || {
-		diag "--parent of a missing group: exit $RC"; diag_file "$WORK/err"; r=1; }
+		diag "--parent of a missing group: exit $RC"; diag_head "$WORK/err"; r=1; }
 	rmdir "$d" "$p" || r=1
 	no_groups_left || r=1
 	return $r
@@ -954,10 +954,10 @@ test_experiment_parent() {
 	wait "$pid"
 	rc=$?
 	r=0
-	[ "$rc" -eq 0 ] || { diag "experiment: exit $rc"; diag_file "$WORK/err"; r=1; }
+	[ "$rc" -eq 0 ] || { diag "experiment: exit $rc"; diag_head "$WORK/err"; r=1; }
 	[ "$seen" -eq 1 ] || { diag "no $p/memcg-statctl.$pid while the experiment ran"; r=1; }
 	grep -q "removed leftover cgroup $p/memcg-statctl.$dead of dead process $dead\$" "$WORK/err" || {
-		diag "the dead run's group below $p was not reported as removed"; diag_file "$WORK/err"; r=1; }
+		diag "the dead run's group below $p was not reported as removed"; diag_head "$WORK/err"; r=1; }
 	jq_true "$WORK/exp.json" ".complete and .parameters.parent == \"$p\" and .parameters.parent_from == \"--parent\"" || r=1
 	[ -z "$(find "$p" -mindepth 1 -type d)" ] || { diag "left in $p: $(find "$p" -mindepth 1 -type d)"; r=1; }
 	[ "$(knob update_flush_every)" = "$old" ] || {
@@ -978,7 +978,7 @@ test_sigkill_leftover() {
 	tool_ok run stat-reader --duration 1 || return 1
 	diag "next run said: $(grep leftover "$WORK/err")"
 	grep -q "removed leftover cgroup $CGROOT/memcg-statctl.$pid of dead process $pid\$" "$WORK/err" || {
-		diag "the next run did not report memcg-statctl.$pid as removed"; diag_file "$WORK/err"; return 1; }
+		diag "the next run did not report memcg-statctl.$pid as removed"; diag_head "$WORK/err"; return 1; }
 	no_groups_left || return 1
 }
 
@@ -1025,9 +1025,9 @@ vanish_during() {
 		# kernel) first says that it keeps their results.
 		[ "$(grep -vc '^sweep stopped: the results of the runs that finished' "$WORK/err")" -eq 1 ] || {
 			diag "stderr has $(wc -l <"$WORK/err") lines, expected one (after a sweep's partial results):"
-			diag_file "$WORK/err"; r=1; }
+			diag_head "$WORK/err"; r=1; }
 	else
-		diag "still running 30 s after $what (killed)"; diag_file "$WORK/err"; r=1
+		diag "still running 30 s after $what (killed)"; diag_head "$WORK/err"; r=1
 	fi
 	nothing_left || r=1
 	case $what in
@@ -1076,16 +1076,16 @@ test_no_module() {
 	for c in status stats get reset "set flush_mode always" "sweep --knob flush_mode --values kernel,always --workload stat-reader"; do
 		t "$WORK/out" "$WORK/err" $c
 		if [ "$RC" -ne 3 ]; then
-			diag "$c without the module: exit $RC, expected 3"; diag_file "$WORK/err"; r=1
+			diag "$c without the module: exit $RC, expected 3"; diag_head "$WORK/err"; r=1
 		elif ! grep -q 'not loaded' "$WORK/err" || ! grep -q 'insmod\|modprobe' "$WORK/err"; then
-			diag "$c: message does not say what to do:"; diag_file "$WORK/err"; r=1
+			diag "$c: message does not say what to do:"; diag_head "$WORK/err"; r=1
 		fi
 	done
 	diag "message: $(cat "$WORK/err")"
 	# run works without the module, just without counter deltas
 	t "$WORK/out" "$WORK/err" run stat-reader --duration 1
 	[ "$RC" -eq 0 ] && grep -q 'module not loaded' "$WORK/out" || {
-		diag "run without the module: exit $RC"; diag_file "$WORK/out"; diag_file "$WORK/err"; r=1; }
+		diag "run without the module: exit $RC"; diag_head "$WORK/out"; diag_head "$WORK/err"; r=1; }
 	insmod "$KO" || { diag "insmod $KO failed"; return 1; }
 	module_loaded || { diag "module back but no $DBG"; return 1; }
 	return $r
@@ -1098,9 +1098,9 @@ test_no_debugfs() {
 	for c in status stats get; do
 		t "$WORK/out" "$WORK/err" $c
 		if [ "$RC" -ne 3 ]; then
-			diag "$c without debugfs: exit $RC, expected 3"; diag_file "$WORK/err"; r=1
+			diag "$c without debugfs: exit $RC, expected 3"; diag_head "$WORK/err"; r=1
 		elif ! grep -q "mount -t debugfs" "$WORK/err"; then
-			diag "$c: message does not say what to do:"; diag_file "$WORK/err"; r=1
+			diag "$c: message does not say what to do:"; diag_head "$WORK/err"; r=1
 		fi
 	done
 	diag "message: $(cat "$WORK/err")"
@@ -1166,7 +1166,7 @@ diag "tool $TOOL; knobs: $(echo $KNOBS)"
 for test_name in "$@"; do
 	n=$((n + 1))
 	skip_why=
-	# $MEMCG_STATCTL_TESTS: comma-separated test names to run, as in lib.c
+	# $MEMCG_STATCTL_TESTS: comma-separated test names to run, as in lib/harness.c
 	case ",${MEMCG_STATCTL_TESTS:-$test_name}," in
 	*",$test_name,"*)
 		"test_$test_name"

@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bpf_fentry.h"
+#include "include/bpf_fentry.h"
 
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 
@@ -60,7 +60,10 @@ int btf_func_id(const char *name)
 	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !(buf = malloc(st.st_size ? st.st_size : 1 << 24))) {
+	buf = NULL;
+	if (!fstat(fd, &st))
+		buf = malloc(st.st_size ? st.st_size : 1 << 24);
+	if (!buf) {
 		close(fd);
 		return -ENOMEM;
 	}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A test program made of a table of tests, each in its own process.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "include/harness.h"
+
+/* $MEMCG_STATCTL_TESTS: comma-separated test names to run (debugging) */
+static bool selected(const char *name)
+{
+	const char *sel = getenv("MEMCG_STATCTL_TESTS");
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!sel || !*sel)
+		return true;
+	for (p = strstr(sel, name); p; p = strstr(p + 1, name))
+		if ((p == sel || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
+int run_test_table(const struct test *t, int n)
+{
+	int i, fails = 0, skips = 0, status, ret;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	ksft_set_plan(n);
+	for (i = 0; i < n; i++) {
+		if (!selected(t[i].name)) {
+			skips++;
+			ksft_test_result_skip("%s (not in MEMCG_STATCTL_TESTS)\n",
+					      t[i].name);
+			continue;
+		}
+		fflush(stdout);
+		fflush(stderr);
+		/* each test in its own process: its children die with it */
+		pid = fork();
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pid) {
+			/* die with the runner (e.g. killed by a timeout) */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(t[i].fn());
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
+		if (WIFEXITED(status)) {
+			ret = WEXITSTATUS(status);
+		} else {
+			diag("%s killed by signal %d", t[i].name,
+			     WTERMSIG(status));
+			ret = KSFT_FAIL;
+		}
+		switch (ret) {
+		case KSFT_PASS:
+			ksft_test_result_pass("%s\n", t[i].name);
+			break;
+		case KSFT_SKIP:
+			skips++;
+			ksft_test_result_skip("%s\n", t[i].name);
+			break;
+		case KSFT_XFAIL:	/* a known, reported deviation */
+			ksft_test_result_xfail("%s\n", t[i].name);
+			break;
+		default:
+			fails++;
+			ksft_test_result_fail("%s\n", t[i].name);
+		}
+	}
+	ksft_print_cnts();
+	if (fails)
+		exit(KSFT_FAIL);
+	exit(skips == n ? KSFT_SKIP : KSFT_PASS);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The kernel's tracing (tracefs): workqueue events, ftrace callbacks. */
+#ifndef MEMCG_STATCTL_TRACEFS_H
+#define MEMCG_STATCTL_TRACEFS_H
+
+#include "util.h"
+
+/* The tracefs mount (/sys/kernel/tracing or under debugfs), or NULL. */
+const char *tracefs(void);
+/*
+ * How many times the workqueue function FN ran during MS milliseconds,
+ * from the workqueue_execute_start tracepoint (tracefs): the kernel's own
+ * view, independent of the module. -errno when tracing is unavailable.
+ */
+int wq_fn_runs(const char *fn, unsigned int ms);
+/*
+ * Lines of tracefs enabled_functions (functions with an ftrace callback)
+ * that MATCH accepts (all when MATCH is NULL); the first few are printed.
+ * -errno when tracefs is unavailable.
+ */
+int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
+			 const void *arg);
+
+#endif
