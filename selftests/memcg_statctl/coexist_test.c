@@ -209,52 +209,14 @@ static int hijack_start(enum hijacker how)
 	return 0;
 }
 
-/*
- * The key symbol @sym (@len bytes) is @caller or a compiler clone of it
- * (@caller.cold, @caller.part.0, ...), whose calls the module counts as
- * the caller's.
- */
-static bool caller_is(const char *sym, size_t len, const char *caller)
-{
-	size_t n = strlen(caller);
-
-	return len >= n && !strncmp(sym, caller, n) &&
-	       (len == n || sym[n] == '.');
-}
-
-/*
- * Hitcounts of probe @probe's hist whose key symbol is @caller ("-": any).
- * Lines look like
- *   { __probe_ret_ip: [ffffffff8123abcd] try_charge_memcg } hitcount: 12
- */
+/* The calls on probe @probe's hist from @caller ("-": any). */
 static int hist_sum(int probe, const char *caller, uint64_t *sum)
 {
-	static char buf[1 << 20];
-	char path[256], *line, *save;
-	ssize_t n;
+	char path[256];
 
 	if (ev_file(path, sizeof(path), probe, "hist"))
 		return -ENOENT;
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	*sum = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sym = strstr(line, "__probe_ret_ip: [");
-		char *hc = strstr(line, "hitcount:");
-		size_t len;
-
-		if (!sym || !hc || !strchr(sym, ']'))
-			continue;
-		sym = strchr(sym, ']') + 1;
-		sym += strspn(sym, " ");
-		len = strcspn(sym, " }");
-		if (strcmp(caller, "-") && !caller_is(sym, len, caller))
-			continue;
-		*sum += strtoull(hc + 9, NULL, 10);
-	}
-	return 0;
+	return hist_caller_sum(path, "__probe_ret_ip", caller, sum);
 }
 
 /* Calls the kretprobes could not follow (kprobe_profile's misses). */
@@ -303,45 +265,6 @@ static int snap(struct snap *s)
 
 /* ---- the workload ------------------------------------------------------ */
 
-/* Page faults, slab objects (files), memory.stat reads, in one cgroup. */
-static int workload_child(void *arg, struct child *c)
-{
-	const char *cg = arg;
-	char dir[] = "/tmp/memcg_statctl_coexist.XXXXXX", path[300];
-	uint64_t v;
-	int i, fd;
-
-	thp_disable();
-	child_notify(c);
-	child_wait(c);
-	if (!fault_anon(FAULT_PAGES) || !mkdtemp(dir))
-		return 2;
-	for (i = 0; i < FILES; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, i);
-		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-		if (fd < 0 || write(fd, "x", 1) != 1)
-			return 3;
-		close(fd);
-	}
-	for (i = 0; i < FILES; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, i);
-		unlink(path);
-	}
-	rmdir(dir);
-	for (i = 0; i < STAT_READS; i++)
-		memstat_get(cg, "anon", &v);
-	child_notify(c);
-	child_wait(c);
-	return 0;
-}
-
-/* Under single-threaded TCG a vCPU may be held between the two sides. */
-static int settle(void)
-{
-	sleep_ms(100);
-	return 0;
-}
-
 /* oracle: a [module] b ... workload ... c [module] d */
 struct window {
 	struct snap a, b, c, d;
@@ -349,40 +272,29 @@ struct window {
 	struct stats s0, s1;
 };
 
-static int measure(struct window *w)
+static int window_oracle(void *ctx, int i)
 {
-	char cg[256];
-	struct child ch;
-	int r;
+	struct window *w = ctx;
+	struct snap *s[] = { &w->a, &w->b, &w->c, &w->d };
 
-	if (cg_create_leaf("coexist", cg, sizeof(cg)))
-		return -1;
-	r = child_start(&ch, cg, workload_child, cg);
-	if (!r)
-		r = child_wait_ready(&ch, 10000);
-	if (!r)
-		r = snap(&w->a) ?: settle() ?: stats_read(&w->s0) ?:
-		    hooks_read(&w->k0) ?: settle() ?: snap(&w->b);
-	if (!r)
-		r = child_release(&ch) ?: child_wait_ready(&ch, 120000);
-	if (!r)
-		r = snap(&w->c) ?: settle() ?: stats_read(&w->s1) ?:
-		    hooks_read(&w->k1) ?: settle() ?: snap(&w->d);
-	child_kill(&ch);
-	cg_destroy(cg);
-	if (r)
-		diag("workload failed: %d", r);
-	return r;
+	return snap(s[i]);
 }
 
-/* lo <= v <= hi, said when not. */
-static int bracket(const char *what, uint64_t v, uint64_t lo, uint64_t hi)
+static int window_module(void *ctx, int i)
 {
-	if (v >= lo && v <= hi)
-		return 0;
-	diag("%s: module +%" PRIu64 ", oracle +%" PRIu64 "..%" PRIu64, what, v,
-	     lo, hi);
-	return 1;
+	struct window *w = ctx;
+
+	return stats_read(i ? &w->s1 : &w->s0) ?:
+	       hooks_read(i ? &w->k1 : &w->k0);
+}
+
+static int measure(struct window *w)
+{
+	struct mixed_load load = {
+		.pages = FAULT_PAGES, .files = FILES, .reads = STAT_READS,
+	};
+
+	return oracle_window("coexist", &load, window_oracle, window_module, w);
 }
 
 static int compare(const struct window *w, const char *how)

@@ -168,51 +168,14 @@ static int probes_add(void)
 	return 0;
 }
 
-/*
- * The key symbol @sym (@len bytes) is @caller or a compiler clone of it
- * (@caller.cold, @caller.part.0, ...), whose calls the module counts as
- * the caller's.
- */
-static bool caller_is(const char *sym, size_t len, const char *caller)
-{
-	size_t n = strlen(caller);
-
-	return len >= n && !strncmp(sym, caller, n) &&
-	       (len == n || sym[n] == '.');
-}
-
-/*
- * Sum the hitcounts of one hist: every key, or the keys whose symbol is
- * @caller ("- " for any). Lines look like
- *   { caller: [ffffffff8123abcd] mod_memcg_lruvec_state  } hitcount: 12
- */
+/* The calls on probe @probe's hist from @caller ("-": any). */
 static int hist_sum(int probe, const char *caller, uint64_t *sum)
 {
-	static char buf[1 << 20];
-	char path[256], *line, *save;
-	ssize_t n;
+	char path[256];
 
 	if (ev_path(path, sizeof(path), probe, "hist"))
 		return -ENOENT;
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	*sum = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sym = strstr(line, "caller: ["), *hc = strstr(line, "hitcount:");
-		size_t len;
-
-		if (!sym || !hc)
-			continue;
-		sym = strchr(sym, ']') + 1;
-		sym += strspn(sym, " ");
-		len = strcspn(sym, " }");
-		if (strcmp(caller, "-") && !caller_is(sym, len, caller))
-			continue;
-		*sum += strtoull(hc + 9, NULL, 10);
-	}
-	return 0;
+	return hist_caller_sum(path, "caller", caller, sum);
 }
 
 /*
@@ -272,95 +235,41 @@ static int oracle_snap(struct snap *s)
 
 /* ---- the workload ------------------------------------------------------ */
 
-/* Page faults, slab objects (files), memory.stat reads, in one cgroup. */
-static int workload_child(void *arg, struct child *c)
-{
-	const char *cg = arg;
-	char dir[] = "/tmp/memcg_statctl_oracle.XXXXXX", path[300];
-	uint64_t v;
-	int i, fd;
-
-	thp_disable();
-	child_notify(c);
-	child_wait(c);
-	if (!fault_anon(FAULT_PAGES) || !mkdtemp(dir))
-		return 2;
-	for (i = 0; i < FILES; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, i);
-		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-		if (fd < 0 || write(fd, "x", 1) != 1)
-			return 3;
-		close(fd);
-	}
-	for (i = 0; i < FILES; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, i);
-		unlink(path);
-	}
-	rmdir(dir);
-	for (i = 0; i < STAT_READS; i++)
-		memstat_get(cg, "anon", &v);
-	child_notify(c);
-	child_wait(c);
-	return 0;
-}
-
-/*
- * A call is seen by the oracle and by the module one after the other, and
- * under single-threaded TCG the vCPU making it can be held between the two
- * for a time slice: let every vCPU run before the other side is read.
- */
-static int settle(void)
-{
-	sleep_ms(100);
-	return 0;
-}
-
 struct window {
 	struct snap a, b, c, d;		/* oracle: a [module] b ... c [module] d */
 	struct hooks k0, k1;
 	struct stats s0, s1;
 };
 
+static int window_oracle(void *ctx, int i)
+{
+	struct window *w = ctx;
+	struct snap *s[] = { &w->a, &w->b, &w->c, &w->d };
+
+	return oracle_snap(s[i]);
+}
+
+static int window_module(void *ctx, int i)
+{
+	struct window *w = ctx;
+
+	return stats_read(i ? &w->s1 : &w->s0) ?:
+	       hooks_read(i ? &w->k1 : &w->k0);
+}
+
 static int measure(struct window *w)
 {
-	char cg[256];
-	struct child ch;
-	int r;
+	struct mixed_load load = {
+		.pages = FAULT_PAGES, .files = FILES, .reads = STAT_READS,
+	};
 
-	if (cg_create_leaf("oracle", cg, sizeof(cg)))
-		return -1;
-	r = child_start(&ch, cg, workload_child, cg);
-	if (!r)
-		r = child_wait_ready(&ch, 10000);
-	if (!r)
-		r = oracle_snap(&w->a) ?: settle() ?: stats_read(&w->s0) ?:
-		    hooks_read(&w->k0) ?: settle() ?: oracle_snap(&w->b);
-	if (!r)
-		r = child_release(&ch) ?: child_wait_ready(&ch, 120000);
-	if (!r)
-		r = oracle_snap(&w->c) ?: settle() ?: stats_read(&w->s1) ?:
-		    hooks_read(&w->k1) ?: settle() ?: oracle_snap(&w->d);
-	child_kill(&ch);
-	cg_destroy(cg);
-	if (r)
-		diag("workload failed: %d", r);
-	return r;
+	return oracle_window("oracle", &load, window_oracle, window_module, w);
 }
 
 /* Calls the oracle's kprobe on @probe skipped during the window. */
 static uint64_t missed(const struct window *w, int probe)
 {
 	return w->d.missed[probe] - w->a.missed[probe];
-}
-
-/* lo <= v <= hi, said when not. */
-static int bracket(const char *what, uint64_t v, uint64_t lo, uint64_t hi)
-{
-	if (v >= lo && v <= hi)
-		return 0;
-	diag("%s: module +%" PRIu64 ", oracle +%" PRIu64 "..%" PRIu64, what, v,
-	     lo, hi);
-	return 1;
 }
 
 static int compare(const struct window *w)

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -174,6 +175,37 @@ int fault_and_hold(void *arg, struct child *c)
 		return 2;
 	if (child_notify(c))
 		return 3;
+	child_wait(c);
+	return 0;
+}
+
+int mixed_load_child(void *arg, struct child *c)
+{
+	const struct mixed_load *l = arg;
+	char dir[] = "/tmp/memcg_statctl_load.XXXXXX", path[300];
+	uint64_t v;
+	int i, fd;
+
+	thp_disable();
+	child_notify(c);
+	child_wait(c);
+	if (!fault_anon(l->pages) || !mkdtemp(dir))
+		return 2;
+	for (i = 0; i < l->files; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, "x", 1) != 1)
+			return 3;
+		close(fd);
+	}
+	for (i = 0; i < l->files; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	for (i = 0; i < l->reads; i++)
+		memstat_get(l->cg, "anon", &v);
+	child_notify(c);
 	child_wait(c);
 	return 0;
 }

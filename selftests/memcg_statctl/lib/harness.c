@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "include/child.h"
+#include "include/cgroup.h"
 #include "include/harness.h"
 
 /* $MEMCG_STATCTL_TESTS: comma-separated test names to run (debugging) */
@@ -85,4 +88,48 @@ int run_test_table(const struct test *t, int n)
 	if (fails)
 		exit(KSFT_FAIL);
 	exit(skips == n ? KSFT_SKIP : KSFT_PASS);
+}
+
+static int settle(void)
+{
+	sleep_ms(100);
+	return 0;
+}
+
+int oracle_window(const char *name, struct mixed_load *load,
+		  int (*oracle)(void *ctx, int i),
+		  int (*module)(void *ctx, int i), void *ctx)
+{
+	char cg[256];
+	struct child ch;
+	int r;
+
+	if (cg_create_leaf(name, cg, sizeof(cg)))
+		return -1;
+	load->cg = cg;
+	r = child_start(&ch, cg, mixed_load_child, load);
+	if (!r)
+		r = child_wait_ready(&ch, 10000);
+	if (!r)
+		r = oracle(ctx, 0) ?: settle() ?: module(ctx, 0) ?: settle() ?:
+		    oracle(ctx, 1);
+	if (!r)
+		r = child_release(&ch) ?: child_wait_ready(&ch, 120000);
+	if (!r)
+		r = oracle(ctx, 2) ?: settle() ?: module(ctx, 1) ?: settle() ?:
+		    oracle(ctx, 3);
+	child_kill(&ch);
+	cg_destroy(cg);
+	if (r)
+		diag("workload failed: %d", r);
+	return r;
+}
+
+int bracket(const char *what, uint64_t v, uint64_t lo, uint64_t hi)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	diag("%s: module +%" PRIu64 ", oracle +%" PRIu64 "..%" PRIu64, what, v,
+	     lo, hi);
+	return 1;
 }

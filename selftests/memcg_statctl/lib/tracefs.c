@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -126,4 +127,42 @@ int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
 	}
 	fclose(f);
 	return n;
+}
+
+/* SYM (LEN bytes) is CALLER, or CALLER.<suffix>: a compiler clone. */
+static bool caller_is(const char *sym, size_t len, const char *caller)
+{
+	size_t n = strlen(caller);
+
+	return len >= n && !strncmp(sym, caller, n) &&
+	       (len == n || sym[n] == '.');
+}
+
+int hist_caller_sum(const char *path, const char *key, const char *caller,
+		    uint64_t *sum)
+{
+	static char buf[1 << 20];
+	char prefix[80], *line, *save;
+	ssize_t n;
+
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	snprintf(prefix, sizeof(prefix), "%s: [", key);
+	*sum = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sym = strstr(line, prefix), *hc = strstr(line, "hitcount:");
+		size_t len;
+
+		if (!sym || !hc || !strchr(sym, ']'))
+			continue;
+		sym = strchr(sym, ']') + 1;
+		sym += strspn(sym, " ");
+		len = strcspn(sym, " }");
+		if (strcmp(caller, "-") && !caller_is(sym, len, caller))
+			continue;
+		*sum += strtoull(hc + 9, NULL, 10);
+	}
+	return 0;
 }

@@ -44,6 +44,21 @@ int memstat_read_loop(void *arg, struct child *c);
 /* child_fn: loop mmap 8 MiB, touch, munmap (+read memory.stat if arg). */
 int fault_loop(void *arg, struct child *c);
 
+/*
+ * child_fn for the oracle tests, arg a struct mixed_load: notify, wait for
+ * the release, fault in PAGES anonymous pages, create and remove FILES
+ * one-byte files (slab objects), read CG's memory.stat READS times, notify
+ * and wait again.
+ */
+struct mixed_load {
+	const char *cg;
+	size_t pages;
+	int files;
+	int reads;
+};
+
+int mixed_load_child(void *arg, struct child *c);
+
 /* Spin one child per online cpu at nice 19; returns count or -errno. */
 int spinners_start(struct child *cs, int max);
 void spinners_stop(struct child *cs, int n);

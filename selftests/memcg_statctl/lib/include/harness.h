@@ -16,4 +16,21 @@ struct test {
  */
 int run_test_table(const struct test *t, int n);
 
+/*
+ * One measurement against an oracle: run LOAD (its cg is set here) in a
+ * fresh leaf NAME of the test cgroup, and read both sides around it:
+ *   oracle(ctx, 0), module(ctx, 0), oracle(ctx, 1), the workload,
+ *   oracle(ctx, 2), module(ctx, 1), oracle(ctx, 3).
+ * A call is seen by the oracle and by the module one after the other, and
+ * under single-threaded TCG the vCPU making it can be held between the two
+ * for a time slice: every vCPU runs (100 ms) before the other side is
+ * read. 0, or the first nonzero result (said in a diagnostic).
+ */
+struct mixed_load;
+int oracle_window(const char *name, struct mixed_load *load,
+		  int (*oracle)(void *ctx, int i),
+		  int (*module)(void *ctx, int i), void *ctx);
+/* 0 when lo <= v <= hi; else 1, said as "WHAT: module +V, oracle +LO..HI". */
+int bracket(const char *what, uint64_t v, uint64_t lo, uint64_t hi);
+
 #endif

@@ -21,4 +21,15 @@ int wq_fn_runs(const char *fn, unsigned int ms);
 int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
 			 const void *arg);
 
+/*
+ * Sum the hitcounts of a hist file (PATH) whose KEY is a symbol (a hist
+ * trigger keyed on KEY.sym): every line, or those whose symbol is CALLER
+ * or a compiler clone of it (CALLER.cold, CALLER.part.0, ...), whose calls
+ * the module counts as CALLER's. CALLER "-" takes every line. Lines look
+ * like   { KEY: [ffffffff8123abcd] try_charge_memcg } hitcount: 12
+ * 0 or -errno.
+ */
+int hist_caller_sum(const char *path, const char *key, const char *caller,
+		    uint64_t *sum);
+
 #endif
