@@ -12,7 +12,7 @@
  *                         shown `partial` with the clone's name;
  *   a clone of the caller that a redirect tells apart (the periodic work)
  *                         is shown `partial` too.
- * One pass over kallsyms per table, at load.
+ * One pass over kallsyms at load, for every table, after they attached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +20,11 @@
 
 #include "clones.h"
 #include "ksym.h"
+
+struct mcs_clones {
+	struct mcs_hook_table **tables;
+	unsigned int n;
+};
 
 /* The suffixes GCC gives the pieces it makes of a function. */
 static bool mcs_clone_suffix(const char *s)
@@ -70,22 +75,21 @@ static void mcs_clone_caller(struct mcs_hook *h, const char *name,
 		mcs_clone_partial(h, name);
 		return;
 	}
+	if (h->state == MCS_HOOK_ATTACHED && mcs_site_attach(h->site, r)) {
+		mcs_site_put(h->site, r);
+		mcs_clone_partial(h, name);
+		return;
+	}
 	h->nr_clone_rows++;
 	pr_info("hook %s: calls from %s, a compiler clone of %s, count too\n",
 		h->name, name, h->caller);
 }
 
-static int mcs_clone_cb(void *data, const char *name,
-			MCS_KSYM_EACH_MOD unsigned long addr)
+static void mcs_clone_table(struct mcs_hook_table *t, const char *name,
+			    size_t len, unsigned long addr)
 {
-	struct mcs_hook_table *t = data;
-	const char *dot = strchr(name, '.');
 	unsigned int i;
-	size_t len;
 
-	if (!dot || !mcs_clone_suffix(dot + 1) || !mcs_ksym_in_text(addr))
-		return 0;
-	len = dot - name;
 	for (i = 0; i < t->n; i++) {
 		struct mcs_hook *h = &t->hooks[i];
 
@@ -99,13 +103,30 @@ static int mcs_clone_cb(void *data, const char *name,
 			 mcs_clone_of(name, len, h->caller))
 			mcs_clone_caller(h, name, addr);
 	}
+}
+
+static int mcs_clone_cb(void *data, const char *name,
+			MCS_KSYM_EACH_MOD unsigned long addr)
+{
+	struct mcs_clones *c = data;
+	const char *dot = strchr(name, '.');
+	unsigned int i;
+
+	if (!dot || !mcs_clone_suffix(dot + 1) || !mcs_ksym_in_text(addr))
+		return 0;
+	for (i = 0; i < c->n; i++)
+		mcs_clone_table(c->tables[i], name, dot - name, addr);
 	return 0;
 }
 
-void mcs_clones_scan(struct mcs_hook_table *t)
+void mcs_clones_scan(struct mcs_hook_table **tables, unsigned int n)
 {
-	int ret = mcs_ksym_each(mcs_clone_cb, t);
+	struct mcs_clones c = { .tables = tables, .n = n };
+	int ret;
 
+	mcs_hooks_lock();
+	ret = mcs_ksym_each(mcs_clone_cb, &c);
+	mcs_hooks_unlock();
 	if (ret)
 		pr_info("compiler clones not checked (%d)\n", ret);
 }

@@ -5,13 +5,15 @@
 #include "hook.h"
 
 /**
- * mcs_clones_scan() - find compiler clones of @t's functions in kallsyms
- * @t: a resolved table, none of its hooks attached
+ * mcs_clones_scan() - find compiler clones of the tables' functions
+ * @tables: resolved tables, attached or not
+ * @n: how many
  *
- * A clone of a row's caller becomes a second caller range of the row; a
- * clone of a hooked function (or of a redirect's alt_caller) makes the
- * hook `partial`. Each finding is one log line.
+ * One pass over kallsyms. A clone of a row's caller becomes another caller
+ * range of the row (attached at once if the row is); a clone of a hooked
+ * function (or of a redirect's alt_caller) makes the hook `partial`. Each
+ * finding is one log line.
  */
-void mcs_clones_scan(struct mcs_hook_table *t);
+void mcs_clones_scan(struct mcs_hook_table **tables, unsigned int n);
 
 #endif /* MCS_CLONES_H */

@@ -15,7 +15,6 @@
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 
-#include "clones.h"
 #include "compat.h"
 #include "hook.h"
 #include "ksym.h"
@@ -23,6 +22,16 @@
 #include "unregister.h"
 
 static DEFINE_MUTEX(mcs_hook_lock);
+
+void mcs_hooks_lock(void)
+{
+	mutex_lock(&mcs_hook_lock);
+}
+
+void mcs_hooks_unlock(void)
+{
+	mutex_unlock(&mcs_hook_lock);
+}
 
 /*
  * The replacement calls the original itself; that call comes from inside
@@ -187,8 +196,6 @@ int mcs_hook_table_init(struct mcs_hook_table *t)
 		if (ret)
 			break;
 	}
-	if (!ret)
-		mcs_clones_scan(t);
 	mutex_unlock(&mcs_hook_lock);
 	if (ret)
 		mcs_hook_table_exit(t);

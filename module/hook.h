@@ -179,6 +179,10 @@ bool mcs_hooks_resolved(struct mcs_hook_table *t, unsigned int group);
  */
 void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group);
 
+/* The hook engine's mutex, for clones.c, which adds rows to hooks. */
+void mcs_hooks_lock(void);
+void mcs_hooks_unlock(void);
+
 /**
  * mcs_hook_table_show() - the lines of @t in the `hooks` file
  * @m: the file

@@ -13,12 +13,18 @@
 #include <linux/utsname.h>
 
 #include "caller.h"
+#include "clones.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "flush.h"
 #include "ksym.h"
 #include "stock.h"
 #include "version.h"
+
+/* Every hook table, for the one pass that looks for compiler clones. */
+static struct mcs_hook_table *mcs_tables[] = {
+	&mcs_backend_hooks, &mcs_update_hooks, &mcs_stock_hooks,
+};
 
 static int __init mcs_init(void)
 {
@@ -47,6 +53,7 @@ static int __init mcs_init(void)
 	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
+	mcs_clones_scan(mcs_tables, ARRAY_SIZE(mcs_tables));
 	ret = mcs_debugfs_init();
 	if (ret)
 		goto fail_stock;
