@@ -18,6 +18,9 @@ fi
 # A module the harness built for this kernel must load: the tests would
 # otherwise load it themselves or skip, as they do on a machine without it.
 insmod "$MEMCG_STATCTL_KO" || { echo "Bail out! insmod $MEMCG_STATCTL_KO failed"; exit 1; }
+# /selftests-env: the host's MEMCG_STATCTL_* settings (vmtest.sh).
+# shellcheck disable=SC1091  # made by vmtest.sh
+[ -f /selftests-env ] && . /selftests-env
 # /selftests-args, when present, names the programs to run (vmtest TESTS=...);
 # without it run_tests.sh runs those of its tests.list.
 args=$(cat /selftests-args 2>/dev/null)

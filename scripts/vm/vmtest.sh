@@ -5,7 +5,8 @@
 # kernel log that shows a bug.
 # MCS_FLAVOUR=F boots the row KVER-F instead (make vmtest FLAVOUR=F; empty:
 # the stock kernel). MCS_TESTS="NAME..." runs only those programs of the
-# suite (make vmtest TESTS=...), for working on one test.
+# suite (make vmtest TESTS=...), for working on one test. The selftests'
+# MEMCG_STATCTL_* settings in the environment reach the guest's tests.
 source "$(dirname "$0")/../lib.sh"
 
 kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
@@ -21,6 +22,11 @@ if [ -n "${MCS_TESTS:-}" ]; then
 	echo "$MCS_TESTS" >"$work/selftests-args"
 	extra+=("$work/selftests-args=/selftests-args")
 fi
+# The selftests' own settings (MEMCG_STATCTL_STRESS_S, ...) set here reach
+# the guest's tests too, as /selftests-env.
+env | grep '^MEMCG_STATCTL_[A-Z_]*=' | sed "s/^\([^=]*\)=\(.*\)/export \1='\2'/" \
+	>"$work/selftests-env" || true
+extra+=("$work/selftests-env=/selftests-env")
 "$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/vm/job-selftests.sh" \
 	"$work/initramfs.cpio.gz" "${extra[@]}"
 "$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
