@@ -459,7 +459,8 @@ static int periodic_test(enum hijacker how)
 		diag("the kernel's periodic flush did not keep running");
 		bad++;
 	}
-	if (performed < p) {
+	/* the last request may still be flushing at the second read */
+	if (performed + 1 < p) {
 		diag("periodic requests were skipped");
 		bad++;
 	}
