@@ -1,8 +1,8 @@
-#include "memcg_statctl/version.h"
+#include "version.h"
 
 #include <fmt/core.h>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
+#include "debugfs/abi_parsers.h"
 
 #ifndef MEMCG_STATCTL_VERSION
 #error "MEMCG_STATCTL_VERSION is set by CMakeLists.txt from module/version.h"

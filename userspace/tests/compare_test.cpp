@@ -13,14 +13,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/compare/compare_output.h"
-#include "memcg_statctl/compare/compare_table.h"
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/experiment/experiment.h"
-#include "memcg_statctl/statistics/statistics.h"
-
 #include "cli_runner.h"
+#include "compare/output.h"
+#include "compare/table.h"
+#include "exit_code.h"
+#include "experiment/experiment.h"
 #include "fake_debugfs.h"
+#include "statistics/summary.h"
 
 namespace memcg_statctl {
 namespace {

@@ -7,11 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
-#include "memcg_statctl/debugfs/status_problems.h"
-#include "memcg_statctl/exit_code.h"
-
 #include "cli_runner.h"
+#include "debugfs/abi_parsers.h"
+#include "debugfs/status_problems.h"
+#include "exit_code.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {

@@ -1,4 +1,4 @@
-#include "memcg_statctl/commands/cli.h"
+#include "commands/cli.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,11 +12,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "memcg_statctl/text_util.h"
-#include "memcg_statctl/version.h"
-
 #include "commands/command.h"
 #include "commands/option_checks.h"
+#include "text_util.h"
+#include "version.h"
 
 namespace memcg_statctl {
 namespace {

@@ -9,9 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "memcg_statctl/commands/cli.h"
-#include "memcg_statctl/debugfs/debugfs_client.h"
-#include "memcg_statctl/output/output.h"
+#include "commands/cli.h"
+#include "debugfs/client.h"
+#include "output/output.h"
 
 namespace memcg_statctl {
 

@@ -1,4 +1,4 @@
-#include "memcg_statctl/compare/differences.h"
+#include "compare/differences.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "memcg_statctl/compare/results_document.h"
+#include "compare/results_document.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/experiment/experiment.h"
-#include "memcg_statctl/output/result_schema.h"
+#include "exit_code.h"
+#include "experiment/experiment.h"
+#include "output/result_schema.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,4 +1,4 @@
-#include "memcg_statctl/debugfs/counters.h"
+#include "debugfs/counters.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "memcg_statctl/debugfs/derived.h"
+#include "debugfs/derived.h"
 
 namespace memcg_statctl {
 namespace {

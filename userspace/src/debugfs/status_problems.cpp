@@ -1,4 +1,4 @@
-#include "memcg_statctl/debugfs/status_problems.h"
+#include "debugfs/status_problems.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "memcg_statctl/experiment/experiment.h"
+#include "experiment/experiment.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/output/output.h"
-#include "memcg_statctl/output/plot.h"
-#include "memcg_statctl/output/result_schema.h"
-#include "memcg_statctl/statistics/statistics.h"
-#include "memcg_statctl/text_util.h"
+#include "output/output.h"
+#include "output/plot.h"
+#include "output/result_schema.h"
+#include "statistics/summary.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

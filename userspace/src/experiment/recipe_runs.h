@@ -3,7 +3,7 @@
 // parameters, notes and verdict.
 #pragma once
 
-#include "experiment/experiment_runner.h"
+#include "experiment/runner.h"
 
 namespace memcg_statctl {
 

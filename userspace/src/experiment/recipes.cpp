@@ -1,8 +1,7 @@
 // The recipe table of `experiment NAME`: one row per recipe, each naming the report it
 // reproduces, the claim it tests and the function that runs it. `experiment --list`, the
 // help text and the dispatch all read this table.
-#include "memcg_statctl/experiment/experiment.h"
-
+#include "experiment/experiment.h"
 #include "experiment/recipe_runs.h"
 
 namespace memcg_statctl {

@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "memcg_statctl/output/output.h"
+#include "output/output.h"
 
 namespace memcg_statctl {
 

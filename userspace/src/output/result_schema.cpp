@@ -1,4 +1,4 @@
-#include "memcg_statctl/output/result_schema.h"
+#include "output/result_schema.h"
 
 #include <algorithm>
 

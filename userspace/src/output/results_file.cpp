@@ -1,4 +1,4 @@
-#include "memcg_statctl/output/results_file.h"
+#include "output/results_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
+#include "exit_code.h"
 
 namespace memcg_statctl {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "memcg_statctl/text_util.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

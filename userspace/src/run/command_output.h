@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "memcg_statctl/output/reports.h"
+#include "output/reports.h"
 
 namespace memcg_statctl {
 

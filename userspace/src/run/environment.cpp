@@ -1,4 +1,4 @@
-#include "memcg_statctl/run/environment.h"
+#include "run/environment.h"
 
 #include <chrono>
 #include <ctime>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/version.h"
+#include "version.h"
 
 namespace memcg_statctl {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "memcg_statctl/cgroup/cgroup_hierarchy.h"
-#include "memcg_statctl/workloads/workload_runner.h"
+#include "cgroup/hierarchy.h"
+#include "workloads/runner.h"
 
 namespace memcg_statctl {
 

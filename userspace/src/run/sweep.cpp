@@ -1,12 +1,12 @@
-#include "memcg_statctl/run/sweep.h"
+#include "run/sweep.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/text_util.h"
+#include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 

@@ -1,10 +1,10 @@
-#include "memcg_statctl/statistics/comparison.h"
+#include "statistics/comparison.h"
 
 #include <cmath>
 #include <numeric>
 
-#include "memcg_statctl/debugfs/derived.h"
-#include "memcg_statctl/statistics/statistics.h"
+#include "debugfs/derived.h"
+#include "statistics/summary.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,9 +1,9 @@
-#include "memcg_statctl/workloads/command_metric.h"
+#include "workloads/command_metric.h"
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/text_util.h"
+#include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 

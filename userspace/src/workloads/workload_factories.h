@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "memcg_statctl/workloads/workload.h"
+#include "workloads/workload.h"
 
 namespace memcg_statctl {
 

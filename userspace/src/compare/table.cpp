@@ -1,0 +1,134 @@
+#include "compare/table.h"
+
+#include <algorithm>
+
+#include "statistics/summary.h"
+
+namespace memcg_statctl {
+namespace {
+
+bool wanted(const std::string& name, const std::vector<std::string>& metrics) {
+    return metrics.empty() || std::any_of(metrics.begin(), metrics.end(), [&](const auto& m) {
+               return name == m || name.starts_with(m + ".");
+           });
+}
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) {
+        v.push_back(x);
+    }
+}
+
+const CompareValue* find_value(const CompareSeries& s, const std::string& value) {
+    const auto it = std::find_if(s.values.begin(), s.values.end(),
+                                 [&](const CompareValue& v) { return v.value == value; });
+    return it == s.values.end() ? nullptr : &*it;
+}
+
+// The samples of `metric`, or nullptr when the value has only a stated mean of it.
+const std::vector<double>* samples_of(const CompareValue& v, const std::string& metric) {
+    const auto it = v.samples.find(metric);
+    return it == v.samples.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+std::optional<CompareCell> cell_of(const CompareValue* v, const std::string& metric) {
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    CompareCell c;
+    if (const auto* samples = samples_of(*v, metric)) {
+        const auto s = summarize(*samples);
+        c.n = s.n;
+        c.mean = s.mean;
+        if (s.n >= 2) {
+            c.stddev = s.stddev;
+        }
+        return c;
+    }
+    const auto mean = v->means.find(metric);
+    if (mean == v->means.end()) {
+        return std::nullopt;
+    }
+    c.mean = mean->second;
+    return c;
+}
+
+// %change and Welch's test of `cell` against the first file's.
+void against_baseline(CompareCell& cell, const CompareCell& base,
+                      const std::vector<double>* base_samples, const std::vector<double>* samples) {
+    cell.percent_change = percent_change(base.mean, cell.mean);
+    if (base_samples == nullptr || samples == nullptr) {
+        return;
+    }
+    if (const auto w = welch_t_test(*base_samples, *samples)) {
+        cell.p_value = w->p_value;
+        cell.significant = w->significant;
+    }
+}
+
+CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t index,
+                          const std::vector<std::string>& metrics) {
+    std::vector<const CompareSeries*> series;
+    series.reserve(files.size());
+    for (const auto& f : files) {
+        series.push_back(index < f.series.size() ? &f.series[index] : nullptr);
+    }
+    const auto* first =
+        *std::find_if(series.begin(), series.end(), [](const auto* s) { return s != nullptr; });
+    CompareSection sec{first->workload, first->knob, first->metric, first->unit, {}};
+    // Metric and value order: the figure first, then as the files list them, the first
+    // file's order before what only later files have.
+    std::vector<std::string> names{first->metric};
+    std::vector<std::string> values;
+    for (const auto* s : series) {
+        for (const auto& v : s == nullptr ? std::vector<CompareValue>{} : s->values) {
+            add_unique(values, v.value);
+            for (const auto& name : v.metric_names) {
+                if (wanted(name, metrics)) {
+                    add_unique(names, name);
+                }
+            }
+        }
+    }
+    for (const auto& name : names) {
+        for (const auto& value : values) {
+            CompareRow row{name, value, {}};
+            std::vector<const std::vector<double>*> samples;
+            for (const auto* s : series) {
+                const auto* v = s == nullptr ? nullptr : find_value(*s, value);
+                row.cells.push_back(cell_of(v, name));
+                samples.push_back(v == nullptr ? nullptr : samples_of(*v, name));
+            }
+            for (std::size_t i = 1; i < row.cells.size() && row.cells[0]; ++i) {
+                if (row.cells[i]) {
+                    against_baseline(*row.cells[i], *row.cells[0], samples[0], samples[i]);
+                }
+            }
+            if (std::any_of(row.cells.begin(), row.cells.end(),
+                            [](const auto& c) { return c.has_value(); })) {
+                sec.rows.push_back(std::move(row));
+            }
+        }
+    }
+    return sec;
+}
+
+} // namespace
+
+CompareTable compare_documents(std::vector<ResultsDocument> files,
+                               const std::vector<std::string>& metrics) {
+    CompareTable t;
+    t.differences = find_differences(files);
+    std::size_t sections = 0;
+    for (const auto& f : files) {
+        sections = std::max(sections, f.series.size());
+    }
+    for (std::size_t i = 0; i < sections; ++i) {
+        t.sections.push_back(section_of(files, i, metrics));
+    }
+    t.files = std::move(files);
+    return t;
+}
+
+} // namespace memcg_statctl
