@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "cgroup/hierarchy.h"
-#include "cgroup/paths.h"
 #include "exit_code.h"
 #include "fake_cgroup.h"
 

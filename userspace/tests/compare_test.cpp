@@ -14,12 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "compare/output.h"
 #include "compare/table.h"
 #include "exit_code.h"
 #include "experiment/experiment.h"
 #include "fake_debugfs.h"
-#include "statistics/summary.h"
+#include "statistics.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "debugfs/abi_parsers.h"
-#include "debugfs/derived.h"
+#include "debugfs/counters.h"
 
 namespace memcg_statctl {
 namespace {

@@ -8,9 +8,15 @@
 
 #include "cli_runner.h"
 #include "experiment/experiment.h"
+#include "experiment/flush.h"
+#include "experiment/probe.h"
+#include "experiment/runner.h"
+#include "experiment/staleness.h"
+#include "experiment/stock.h"
+#include "experiment/threshold.h"
 #include "fake_debugfs.h"
 #include "output/plot.h"
-#include "statistics/comparison.h"
+#include "run/sweep.h"
 #include "text_util.h"
 
 namespace memcg_statctl {

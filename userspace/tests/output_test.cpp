@@ -8,7 +8,7 @@
 
 #include "debugfs/abi_parsers.h"
 #include "output/output.h"
-#include "statistics/comparison.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {

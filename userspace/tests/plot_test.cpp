@@ -6,7 +6,7 @@
 #include "exit_code.h"
 #include "fake_debugfs.h"
 #include "output/plot.h"
-#include "statistics/comparison.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {

@@ -13,8 +13,8 @@
 #include "exit_code.h"
 #include "fake_cgroup.h"
 #include "fake_debugfs.h"
-#include "output/results_file.h"
-#include "workloads/command_metric.h"
+#include "output/result_schema.h"
+#include "workloads/command.h"
 
 namespace memcg_statctl {
 namespace {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <libcgroup.h>
 
-#include "cgroup/paths.h"
+#include "cgroup/hierarchy.h"
 #include "exit_code.h"
 #include "text_util.h"
 

@@ -1,19 +1,45 @@
-// The cgroup v2 hierarchy of one run (layout in cgroup_paths.h), created on construction
-// and removed on destruction: every exit path, including errors and SIGINT/SIGTERM (the
-// signal only sets a flag; the stack unwinds normally), removes what was created.
+// The cgroup v2 hierarchy of one run: its layout (pure path logic, unit-tested) and the
+// groups themselves.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <unistd.h>
 #include <vector>
 
 #include "cgroup/backend.h"
-#include "cgroup/paths.h"
 
 namespace memcg_statctl {
+
+inline constexpr std::string_view top_group_prefix = "memcg-statctl.";
+
+// Layout for `--cgroups N --depth D` (D >= 1 levels below the tool's top group):
+//   memcg-statctl.<pid>/level1/.../level<D-1>/leaf0 .. leaf<N-1>
+// The intermediate groups form one chain shared by all leaves, so the leaves are siblings
+// with common ancestors (what hierarchical stat flushing walks); they never hold tasks.
+struct CgroupLayout {
+    std::string top;                        // "[base/]memcg-statctl.<pid>"
+    std::vector<std::string> intermediates; // relative paths, parents first, top included
+    std::vector<std::string> leaves;        // relative paths
+};
+
+// Throws ToolError for leaves < 1 or depth < 1. `base`: the parent group relative to the
+// mount ("" for the root), prefixed to every path.
+CgroupLayout plan_layout(pid_t owner, int leaves, int depth, const std::string& base = "");
+
+// "memcg-statctl.<pid>" -> pid; nullopt for any other name.
+std::optional<pid_t> top_group_owner(std::string_view dir_name);
+
+// The first cgroup2 mount point in /proc/self/mounts text; nullopt when none.
+std::optional<std::filesystem::path> find_cgroup2_mount(std::string_view proc_mounts);
+
+// Whether a space-separated controller list (cgroup.controllers, subtree_control)
+// names `controller`.
+bool lists_controller(std::string_view list, std::string_view controller);
 
 // Makes sure `group_dir/cgroup.subtree_control` enables the memory controller, so its
 // children get memory.* files. libcgroup 2.0.2 does not do this for the v2 root.
@@ -25,6 +51,9 @@ void enable_memory_controller(const std::filesystem::path& group_dir);
 // process listed in the cgroup.procs files of the subtree.
 void kill_group_tasks(const std::filesystem::path& group_dir);
 
+// Created on construction and removed on destruction: every exit path, including errors
+// and SIGINT/SIGTERM (the signal only sets a flag; the stack unwinds normally), removes
+// what was created.
 class CgroupHierarchy {
 public:
     // `base`: the parent group relative to the mount ("" for the root, see CgroupParent).

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "cgroup/hierarchy.h"
-#include "cgroup/paths.h"
 #include "debugfs/client.h"
 #include "exit_code.h"
 #include "text_util.h"

@@ -6,7 +6,6 @@
 #include <fmt/ostream.h>
 
 #include "commands/command.h"
-#include "compare/output.h"
 #include "compare/table.h"
 #include "exit_code.h"
 #include "output/plot.h"

@@ -7,8 +7,6 @@
 #include <fmt/ostream.h>
 
 #include "output/result_schema.h"
-#include "output/results_file.h"
-#include "run/command_output.h"
 #include "run/environment.h"
 #include "run/session.h"
 #include "run/signal_guard.h"

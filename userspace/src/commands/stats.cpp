@@ -2,8 +2,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/command.h"
-#include "commands/option_checks.h"
-#include "debugfs/derived.h"
+#include "debugfs/counters.h"
 #include "run/environment.h"
 
 namespace memcg_statctl {

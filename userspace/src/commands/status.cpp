@@ -1,9 +1,10 @@
 // `status`: is the module loaded, its version, its hooks and the current knob values; and
-// whether it is degraded (status_problems.h): then one line per problem on stderr, exit 4.
+// whether it is degraded (debugfs/status.h): then one line per problem on stderr, exit 4.
+#include "debugfs/status.h"
+
 #include <fmt/ostream.h>
 
 #include "commands/command.h"
-#include "debugfs/status_problems.h"
 
 namespace memcg_statctl {
 

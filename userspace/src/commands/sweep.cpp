@@ -9,15 +9,13 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "commands/option_checks.h"
+#include "commands/command.h"
 #include "output/plot.h"
 #include "output/result_schema.h"
-#include "output/results_file.h"
-#include "run/command_output.h"
 #include "run/environment.h"
 #include "run/session.h"
 #include "run/signal_guard.h"
-#include "statistics/comparison.h"
+#include "statistics.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "compare/output.h"
+#include "compare/table.h"
 #include "text_util.h"
 
 namespace memcg_statctl {

@@ -1,6 +1,6 @@
 #include <filesystem>
 
-#include "compare/output.h"
+#include "compare/table.h"
 
 namespace memcg_statctl {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "compare/output.h"
+#include "compare/table.h"
 
 namespace memcg_statctl {
 namespace {

@@ -149,7 +149,7 @@ void add_run(const Reader& in, const Json& run, const std::string& path, const s
     }
 }
 
-// A run document's figure: what a sweep of the same run compares (cmd_sweep's choice).
+// A run document's figure: what a sweep of the same run compares (the sweep command's choice).
 std::string run_figure(const Json& result) {
     if (result.contains("ops_per_sec") && result.at("ops_per_sec").is_number()) {
         return "ops_per_sec";

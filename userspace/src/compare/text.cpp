@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "compare/output.h"
-#include "output/text_table.h"
+#include "compare/table.h"
+#include "output/output.h"
 
 namespace memcg_statctl {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "debugfs/abi_parsers.h"
-#include "debugfs/availability.h"
 #include "debugfs/counters.h"
+#include "debugfs/status.h"
 
 namespace memcg_statctl {
 

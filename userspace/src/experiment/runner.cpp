@@ -1,16 +1,21 @@
 #include "experiment/runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "cgroup/hierarchy.h"
 #include "exit_code.h"
+#include "output/output.h"
+#include "output/plot.h"
 #include "output/result_schema.h"
-#include "run/hierarchy_placement.h"
+#include "run/environment.h"
 #include "run/signal_guard.h"
+#include "workloads/runner.h"
 
 namespace memcg_statctl {
 
@@ -196,6 +201,179 @@ Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgr
     }
     auto m = run_workload(w, plan, placement);
     return {std::move(m), Counters::delta(before, client_.stats()), insns};
+}
+
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions) {
+    if (instructions == 0) {
+        return 0;
+    }
+    return per_second * seconds * 1e9 / static_cast<double>(instructions);
+}
+
+std::string per_giga_instructions_unit(std::string_view unit) {
+    std::string u(unit);
+    for (const std::string_view per : {"/s", "/run"}) {
+        if (const auto slash = u.find(per); slash != std::string::npos) {
+            u.erase(slash, per.size());
+            break;
+        }
+    }
+    return u + " per 1e9 guest insns";
+}
+
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug) {
+    if (count <= 1) {
+        return file;
+    }
+    std::filesystem::path p(file);
+    std::string clean;
+    for (const char c : slug) {
+        clean += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '-';
+    }
+    if (clean.empty()) {
+        clean = std::to_string(index);
+    }
+    const auto name = fmt::format("{}-{}{}", p.stem().string(), clean, p.extension().string());
+    return (p.parent_path() / name).string();
+}
+
+namespace {
+
+void print_extra(std::ostream& out, const ExtraTable& t) {
+    fmt::print(out, "\n{}\n", t.title);
+    std::vector<TextTable::Align> aligns(t.header.size(), TextTable::Align::right);
+    aligns[0] = TextTable::Align::left;
+    TextTable table(aligns);
+    table.row(t.header);
+    for (const auto& row : t.rows) {
+        table.row(row);
+    }
+    table.print(out);
+}
+
+// Draws one plot file: a failure is a warning, as the numbers are the result and a missing
+// gnuplot is not worth losing them over.
+void draw(std::ostream& out, std::ostream& err, const std::string& file,
+          const std::function<void()>& plot) {
+    try {
+        plot();
+        fmt::print(out, "wrote {}\n", file);
+    } catch (const ToolError& e) {
+        fmt::print(err, "warning: plot {}: {}\n", file, e.what());
+    }
+}
+
+} // namespace
+
+void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, std::ostream& out,
+                    std::ostream& err) {
+    if (opt.list) {
+        fmt::print(out, "{}", recipe_list_text(recipes()));
+        return;
+    }
+    if (opt.name.empty()) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("experiment needs a NAME (one of: {}) or --list",
+                                    fmt::join(recipe_names(), ", ")));
+    }
+    const auto* recipe = find_recipe(opt.name);
+    if (recipe == nullptr) {
+        throw ToolError(ExitCode::usage, fmt::format("unknown experiment `{}` (one of: {})",
+                                                     opt.name, fmt::join(recipe_names(), ", ")));
+    }
+    const auto json_file =
+        opt.json.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.json;
+    const auto plot_file = opt.plot.empty() ? fmt::format("experiment-{}.svg", opt.name) : opt.plot;
+    plot_format_for(plot_file); // a bad extension fails before the runs
+    const ResultsFile file(json_file);
+    const SignalGuard signals;
+    ExperimentResult r;
+    Figure figure; // taken from the Experiment before it restores the knobs
+    r.name = recipe->name;
+    r.report_id = recipe->report_id;
+    r.reference = recipe->reference;
+    r.claim = recipe->claim;
+    r.parameters = {{"runs", std::to_string(opt.runs)},
+                    {"duration", fmt::format("{:g}", opt.duration)}};
+    try {
+        Experiment e(client, err, opt, r, &file);
+        r.environment = current_environment(&e.client());
+        r.parameters.emplace_back("kernel", e.client().version().get("kernel"));
+        r.parameters.emplace_back("cpus", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
+        r.parameters.emplace_back("parent", e.parent().dir().string());
+        r.parameters.emplace_back("parent_from", e.parent().why());
+        fmt::print(
+            out, "experiment {}: {}\nreport: docs/background.md#{}\nreference: {}\nclaim: {}\n",
+            recipe->name, recipe->summary, recipe->report_id, recipe->reference, recipe->claim);
+        out.flush();
+        recipe->run(e, r);
+        figure = e.figure();
+        for (const auto& [k, v] : e.fixed()) {
+            r.parameters.emplace_back("fixed " + k, v);
+        }
+        // The recipe set the measure of a verdict that is no throughput (counters, pages).
+        r.measure = verdict_measure(r.measure, e.counting_instructions());
+        r.verdict.line = verdict_line_on(r.measure, r.verdict.line);
+        if (e.counting_instructions()) {
+            r.notes.push_back(fmt::format(
+                "each run's window was also counted in guest instructions (all vCPUs, QEMU's "
+                "insn-marker plugin); the tables `per 1e9 guest insns` give the operations per "
+                "10^9 instructions, which repeat far more closely than wall time under TCG{}.",
+                r.measure == Measure::guest_instructions
+                    ? ", and the verdict rests on them"
+                    : fmt::format("; the verdict rests on {} instead, which no clock affects",
+                                  measure_name(r.measure))));
+        }
+    } catch (const ToolError& e) { // knobs restored by now
+        // Keep what finished: the runs in the file, the finished steps' tables on stdout.
+        r.complete = false;
+        r.interrupted_by = interrupted_by(e);
+        if (r.runs.empty()) {
+            throw; // nothing ran: nothing to keep
+        }
+        file.write(experiment_json(r));
+        fmt::print(err, "experiment stopped: {} finished runs kept in {}\n", r.runs.size(),
+                   json_file);
+        const auto text = make_output(OutputFormat::text, out);
+        for (const auto& report : r.reports) {
+            fmt::print(out, "\n");
+            text->comparison(report);
+        }
+        throw;
+    } // knobs restored here
+    for (auto& report : r.reports) {
+        report.environment = r.environment;
+    }
+    for (const auto& [k, v] : r.parameters) {
+        fmt::print(out, "  {}: {}\n", k, v);
+    }
+    const auto text = make_output(OutputFormat::text, out);
+    for (const auto& report : r.reports) {
+        fmt::print(out, "\n");
+        text->comparison(report);
+    }
+    for (const auto& t : r.extra) {
+        print_extra(out, t);
+    }
+    for (const auto& n : r.notes) {
+        fmt::print(out, "\nnote: {}\n", n);
+    }
+    file.write(experiment_json(r));
+    fmt::print(out, "\nwrote {}\n", json_file);
+    // The recipe's own figure takes the plot file itself; the reports' plots get suffixes.
+    const auto plots = r.reports.size() + (figure ? 1 : 0);
+    for (std::size_t i = 0; i < r.reports.size(); ++i) {
+        // A twin report (per 1e9 guest insns) has its metric's workload: tell the files apart.
+        const bool twin = r.reports[i].metric.ends_with(per_giga_instructions_unit(""));
+        const auto plot =
+            plot_path_for(plot_file, i, plots, r.reports[i].workload + (twin ? " insns" : ""));
+        draw(out, err, plot, [&] { write_plot(r.reports[i], plot); });
+    }
+    if (figure) {
+        draw(out, err, plot_file, [&] { run_gnuplot(figure(plot_file), plot_file); });
+    }
+    fmt::print(out, "{}\n", r.verdict.line);
 }
 
 } // namespace memcg_statctl

@@ -1,11 +1,8 @@
-// What the recipes of `experiment NAME` are made of (internal): jobs (a workload in a cgroup
-// setup), variants (knob values, or a cgroup count) and the Experiment that runs every job
-// under every variant in interleaved rounds (sweep_order), knobs written only between runs
-// (never while a workload runs: attaching ftrace hooks under QEMU TCG while another vCPU
-// runs is unsafe), knobs restored afterwards (KnobRestorer), compared like `sweep`
-// (compare(), Welch). Under QEMU with the insn-marker plugin (MEMCG_STATCTL_INSN_TTY,
-// insn_counter.h) every run's window is also counted in guest instructions, and each
-// metric gets a twin per 10^9 instructions: the deterministic figure the verdict rests on.
+// Runs a recipe: every job (a workload in a cgroup setup) under every variant (knob
+// values, or a cgroup count) in interleaved rounds, compared as `sweep` does.
+// Knobs change only between runs: attaching ftrace hooks under QEMU TCG while another
+// vCPU runs is unsafe. They are restored at the end.
+// Under QEMU's insn-marker plugin each run is also counted in guest instructions.
 #pragma once
 
 #include <cstdint>
@@ -15,16 +12,17 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cgroup/backend.h"
 #include "cgroup/placement.h"
 #include "debugfs/client.h"
 #include "experiment/experiment.h"
-#include "output/results_file.h"
+#include "output/result_schema.h"
 #include "run/insn_counter.h"
 #include "run/sweep.h"
-#include "statistics/comparison.h"
+#include "statistics.h"
 #include "workloads/runner.h"
 #include "workloads/workload.h"
 
@@ -39,7 +37,7 @@ struct ExperimentOptions {
     std::optional<std::uint64_t> size_mib; // refault / readtwice file size; per recipe when unset
     std::string json;                      // default experiment-NAME.json
     std::string plot;                      // default experiment-NAME.svg
-    std::optional<std::string> parent;     // --parent; else as run/sweep (cgroup_placement.h)
+    std::optional<std::string> parent;     // --parent; else as run/sweep (cgroup/placement.h)
 };
 
 struct Variant {
@@ -62,21 +60,21 @@ struct Job {
     int tasks = 1;
     std::uint64_t leaf_memory_max = 0; // bytes written to each leaf's memory.max; 0: none
     std::vector<Metric> metrics{};     // the first one carries the counter deltas
-    // Called after each run with the run's workload, variant and module counter deltas: for
-    // figures a metric cannot give (the staleness probe's samples, a per-run counter ratio).
+    // Called after each run with its workload, variant and counter deltas. For figures a
+    // metric cannot give, such as the staleness probe's samples.
     std::function<void(Workload&, std::size_t variant, const std::optional<Counters>& deltas)>
         collect{};
     double duration_factor = 1; // of --duration, for jobs whose operations come in long cycles
 };
 
-// A figure a recipe draws itself, beside the reports' bar plots: the script for a file.
+// A figure a recipe draws itself, beside the reports' bar plots. Returns the gnuplot script.
 using Figure = std::function<std::string(const std::filesystem::path&)>;
 
-// The metric functions: all tasks' ops/s, or the sum over the tasks `pick` selects (tasks
-// are numbered cgroup-major: task t is in cgroup t / per_cgroup).
+// Metric functions: all tasks' ops/s, or the sum over the tasks `pick` selects.
+// Tasks are numbered cgroup-major: task t is in cgroup t / per_cgroup.
 double total(const RunMeasurement& m, int cgroups);
 std::function<double(const RunMeasurement&, int)> task_sum(std::function<bool(std::size_t)> pick);
-// A count per run of one task (ops/s x the measured window): a per-run metric.
+// A per-run metric: the count of one task (ops/s x the measured window).
 Metric per_run_count(std::string title, std::string unit, std::size_t task);
 
 // A built-in workload with the given options (the rest at their defaults).
@@ -102,9 +100,9 @@ private:
 
 class Experiment {
 public:
-    // `result` collects every finished run; `file` (when set) is rewritten after each.
-    // Progress and leftover cgroups are reported on `err`. The cgroups go below the parent
-    // run and sweep would choose (CgroupParent: --parent, a delegated own cgroup, the root).
+    // `result` collects every finished run; `file`, when set, is rewritten after each.
+    // Progress goes to `err`. The cgroups go below the parent `run` and `sweep` would
+    // choose (CgroupParent).
     Experiment(DebugfsClient client, std::ostream& err, const ExperimentOptions& opt,
                ExperimentResult& result, const ResultsFile* file);
     const DebugfsClient& client() const { return client_; }
@@ -112,8 +110,8 @@ public:
     const CgroupParent& parent() const { return *parent_; }
     // Whether runs are counted in guest instructions (and reports carry the twins).
     bool counting_instructions() const { return insns_ != nullptr; }
-    // The report a verdict rests on: metric k's twin per 10^9 guest instructions when
-    // runs are counted, else metric k itself (run() puts the twins after the metrics).
+    // The report a verdict rests on. Metric k's twin per 10^9 guest instructions when
+    // runs are counted, else metric k itself. run() puts the twins after the metrics.
     static const ComparisonReport& decisive(const std::vector<ComparisonReport>& job_reports,
                                             std::size_t k, std::size_t metrics) {
         return job_reports.size() >= 2 * metrics ? job_reports.at(metrics + k) : job_reports.at(k);
@@ -154,5 +152,20 @@ private:
     std::unique_ptr<InsnCounter> insns_;
     Figure figure_;
 };
+
+// A rate per second, turned into a rate per 10^9 instructions of the window.
+// 0 when nothing was counted.
+double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions);
+// "faults/s" -> "faults per 1e9 guest insns" (the first "/s" or "/run" dropped).
+std::string per_giga_instructions_unit(std::string_view unit);
+
+// FILE for a single report; FILE's stem + "-" + slug + extension for several.
+std::string plot_path_for(const std::string& file, std::size_t index, std::size_t count,
+                          const std::string& slug);
+
+// `experiment NAME` or `experiment --list`. Prints the reports, tables, notes and verdict,
+// and writes the results file (after every run) and the plots.
+void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, std::ostream& out,
+                    std::ostream& err);
 
 } // namespace memcg_statctl

@@ -1,13 +1,17 @@
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "output/csv_output.h"
+#include "output/output.h"
 #include "output/result_schema.h"
 #include "text_util.h"
 
 namespace memcg_statctl {
+
+using CsvOutput = FormatOutput<OutputFormat::csv>;
+
 namespace {
 
 std::string number(double v) {
@@ -58,6 +62,7 @@ void name_values(std::ostream& out, const NameValues& nv) {
 
 } // namespace
 
+template <>
 void CsvOutput::status(const StatusReport& r) {
     line(out_, {"hook", "target", "caller", "mechanism", "state", "hits"});
     for (const auto& h : r.hooks) {
@@ -65,6 +70,7 @@ void CsvOutput::status(const StatusReport& r) {
     }
 }
 
+template <>
 void CsvOutput::stats(const StatsReport& r) {
     line(out_, {"name", "value"});
     for (const auto& [name, value] : r.counters.entries()) {
@@ -75,6 +81,7 @@ void CsvOutput::stats(const StatsReport& r) {
     }
 }
 
+template <>
 void CsvOutput::interval(const IntervalReport& r) {
     if (r.index == 1) {
         line(out_, {"interval", "seconds", "name", "delta", "per_second"});
@@ -89,10 +96,12 @@ void CsvOutput::interval(const IntervalReport& r) {
     }
 }
 
+template <>
 void CsvOutput::knobs(const KnobReport& r) {
     name_values(out_, r.knobs);
 }
 
+template <>
 void CsvOutput::run(const RunReport& r) {
     // Long form, the JSON document's result fields by path.
     line(out_, {"name", "value"});
@@ -114,6 +123,7 @@ void CsvOutput::run(const RunReport& r) {
     }
 }
 
+template <>
 void CsvOutput::comparison(const ComparisonReport& r) {
     // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
     // row of the JSON document (`rows[]`), nested ones by path: `counters.flush_requests`,
@@ -161,6 +171,10 @@ void CsvOutput::comparison(const ComparisonReport& r) {
         }
         line(out_, cells);
     }
+}
+
+std::unique_ptr<Output> make_csv_output(std::ostream& out) {
+    return std::make_unique<CsvOutput>(out);
 }
 
 } // namespace memcg_statctl

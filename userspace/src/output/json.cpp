@@ -1,8 +1,13 @@
-#include "output/json_output.h"
+#include <memory>
+
+#include "output/output.h"
 #include "output/result_schema.h"
 #include "text_util.h"
 
 namespace memcg_statctl {
+
+using JsonOutput = FormatOutput<OutputFormat::json>;
+
 namespace {
 
 // A knob's or version key's value as scripts want it: a number when it is an unsigned
@@ -19,6 +24,7 @@ Json values_json(const NameValues& nv) {
 
 } // namespace
 
+template <>
 void JsonOutput::status(const StatusReport& r) {
     if (r.availability != Availability::available) {
         const Json j = {{"loaded", false},
@@ -51,11 +57,13 @@ void JsonOutput::status(const StatusReport& r) {
     out_ << j.dump(2) << '\n';
 }
 
+template <>
 void JsonOutput::stats(const StatsReport& r) {
     const Json j = {{"counters", counters_json(r.counters)}, {"derived", derived_json(r.derived)}};
     out_ << j.dump(2) << '\n';
 }
 
+template <>
 void JsonOutput::interval(const IntervalReport& r) {
     // One compact object per line (JSON Lines) so `--watch` can be piped into jq live.
     Counters deltas;
@@ -74,16 +82,23 @@ void JsonOutput::interval(const IntervalReport& r) {
     out_ << j.dump() << '\n';
 }
 
+template <>
 void JsonOutput::knobs(const KnobReport& r) {
     out_ << values_json(r.knobs).dump(2) << '\n';
 }
 
+template <>
 void JsonOutput::run(const RunReport& r) {
     out_ << run_document(r).dump(2) << '\n';
 }
 
+template <>
 void JsonOutput::comparison(const ComparisonReport& r) {
     out_ << sweep_document(r).dump(2) << '\n';
+}
+
+std::unique_ptr<Output> make_json_output(std::ostream& out) {
+    return std::make_unique<JsonOutput>(out);
 }
 
 } // namespace memcg_statctl

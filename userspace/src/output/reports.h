@@ -12,11 +12,9 @@
 
 #include "cgroup/memory_stat.h"
 #include "debugfs/abi_parsers.h"
-#include "debugfs/availability.h"
 #include "debugfs/counters.h"
-#include "debugfs/derived.h"
-#include "debugfs/status_problems.h"
-#include "statistics/summary.h"
+#include "debugfs/status.h"
+#include "statistics.h"
 
 namespace memcg_statctl {
 

@@ -5,6 +5,7 @@
 // paths (`counters.flush_requests`).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -45,5 +46,21 @@ Json run_document(const RunReport& r);
 // {"schema": "memcg-statctl/sweep", ..., "knob", "metric", "unit", "runs": [...],
 //  "rows": [...]}
 Json sweep_document(const ComparisonReport& r);
+
+// `--output FILE`: a JSON results file rewritten after every finished run, so an
+// interrupted or failed sweep (SIGINT, a crash, a module unloaded under it) leaves every
+// run that finished on disk. Each write goes to FILE.tmp and is renamed over FILE: a
+// reader never sees half a document.
+class ResultsFile {
+public:
+    // Checks now that FILE can be written (its directory exists, is writable), so a typo
+    // fails before hours of runs. Throws ToolError.
+    explicit ResultsFile(std::filesystem::path file);
+    void write(const nlohmann::ordered_json& document) const; // throws ToolError
+    const std::filesystem::path& path() const { return file_; }
+
+private:
+    std::filesystem::path file_;
+};
 
 } // namespace memcg_statctl

@@ -1,13 +1,16 @@
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "output/text_output.h"
-#include "output/text_table.h"
+#include "output/output.h"
 
 namespace memcg_statctl {
+
+using TextOutput = FormatOutput<OutputFormat::text>;
+
 namespace {
 
 using Align = TextTable::Align;
@@ -100,6 +103,7 @@ std::string signed_percent(const std::optional<double>& pct) {
 
 } // namespace
 
+template <>
 void TextOutput::status(const StatusReport& r) {
     if (r.availability != Availability::available) {
         fmt::print(out_, "memcg_statctl: {}\n", r.message);
@@ -129,11 +133,13 @@ void TextOutput::status(const StatusReport& r) {
     }
 }
 
+template <>
 void TextOutput::stats(const StatsReport& r) {
     print_counters(out_, r.counters, "VALUE");
     print_derived(out_, r.derived);
 }
 
+template <>
 void TextOutput::interval(const IntervalReport& r) {
     // BCC funccount -i style: a header per interval, then the rate table.
     fmt::print(out_, "[interval {}: {:.2f} s]\n", r.index, r.seconds);
@@ -147,6 +153,7 @@ void TextOutput::interval(const IntervalReport& r) {
     out_ << '\n';
 }
 
+template <>
 void TextOutput::knobs(const KnobReport& r) {
     TextTable t({Align::left, Align::left});
     for (const auto& [name, value] : r.knobs) {
@@ -155,6 +162,7 @@ void TextOutput::knobs(const KnobReport& r) {
     t.print(out_);
 }
 
+template <>
 void TextOutput::run(const RunReport& r) {
     std::string params;
     for (const auto& [name, value] : r.parameters.items()) {
@@ -216,6 +224,7 @@ void TextOutput::run(const RunReport& r) {
     }
 }
 
+template <>
 void TextOutput::comparison(const ComparisonReport& r) {
     // mmtests compare-kernels shape: one row per configuration, %change vs the first one,
     // '*' when Welch's t-test finds the difference significant at 95%.
@@ -263,6 +272,31 @@ void TextOutput::comparison(const ComparisonReport& r) {
                         return std::string("-");
                     });
     print_memory_stat_rows(out_, r);
+}
+
+std::unique_ptr<Output> make_text_output(std::ostream& out) {
+    return std::make_unique<TextOutput>(out);
+}
+
+void TextTable::print(std::ostream& out, const std::string& indent) const {
+    std::vector<std::size_t> widths(aligns_.size(), 0);
+    for (const auto& r : rows_) {
+        for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
+            widths[c] = std::max(widths[c], r[c].size());
+        }
+    }
+    for (const auto& r : rows_) {
+        std::string line = indent;
+        for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
+            const auto pad = std::string(widths[c] - r[c].size(), ' ');
+            if (c > 0) {
+                line += "  ";
+            }
+            line += aligns_[c] == Align::left ? r[c] + pad : pad + r[c];
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        out << line << '\n';
+    }
 }
 
 } // namespace memcg_statctl

@@ -1,10 +1,11 @@
-// What `run` and `sweep` share (internal): the run options and one measured run with
-// module counter and memory.stat snapshots around it. A run is one of
+// What `run` and `sweep` share: the run options, and one measured run with counter and
+// memory.stat snapshots around it. A run is one of
 //   - a built-in workload (WORKLOAD / --workload) in a fresh cgroup hierarchy,
 //   - a user's command (`-- CMD ARGS...`) in a fresh cgroup hierarchy, N copies,
 //   - an observation of existing cgroups (--cgroup) or processes (--pid): nothing started.
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,6 @@
 #include "commands/command.h"
 #include "output/reports.h"
 #include "workloads/command.h"
-#include "workloads/command_metric.h"
 #include "workloads/workload.h"
 
 namespace memcg_statctl {
@@ -46,7 +46,7 @@ void add_observe_options(CLI::App& sub, RunOptions& o);
 class RunSession {
 public:
     // Checks that exactly one kind of run was asked for (usage error otherwise), sets up
-    // libcgroup, chooses the parent group (cgroup_placement.h) and removes leftover groups
+    // libcgroup, chooses the parent group (cgroup/placement.h) and removes leftover groups
     // of dead earlier runs there (reported on err). Whether the module is loaded now
     // decides for every run of the session: with it, a run measures counter deltas and
     // fails (exit 3, tasks stopped, cgroups removed) as soon as the module is unloaded or
@@ -84,5 +84,15 @@ private:
     std::unique_ptr<CgroupParent> parent_;
     bool module_ = false;
 };
+
+// What `run` and `sweep` tell about a user's command: its output on stderr, and whether a
+// copy failed.
+// Each copy's output, prefixed "[copy N] " when there is more than one copy.
+void print_command_outputs(std::ostream& err, const std::vector<std::string>& outputs);
+
+// "copy 2 of the command exited with status 1: <its last output lines>" for the first copy
+// that failed; nullopt when all exited 0 or were terminated by the tool at --duration.
+std::optional<std::string> command_failure(const RunResult& r,
+                                           const std::vector<std::string>& outputs);
 
 } // namespace memcg_statctl

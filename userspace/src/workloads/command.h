@@ -1,15 +1,19 @@
-// A user's command as a workload: each task execs CMD ARGS... in its leaf after
-// the start barrier, with stdout and stderr captured, and runs to completion.
+// A user's command as a workload, and the figure it prints (--metric).
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workloads/workload.h"
 
 namespace memcg_statctl {
 
+// Each task execs CMD ARGS... in its leaf after the start barrier, with stdout and stderr
+// captured, and runs to completion.
 class CommandWorkload final : public Workload {
 public:
     // `tasks`: how many copies will run (cgroups x tasks per cgroup), one capture each.
@@ -32,6 +36,25 @@ private:
     std::size_t tasks_;
     void close_captures() noexcept;
     std::vector<int> captures_; // memfds, one per task
+};
+
+// `--metric REGEX`: the figure a user's command prints (will-it-scale's `average:` line, a
+// database benchmark's tps) taken from its output by the first capture group of REGEX.
+class CommandMetric {
+public:
+    // Throws ToolError(usage) for an invalid regular expression (ECMAScript syntax) or one
+    // without a capture group.
+    explicit CommandMetric(std::string pattern);
+    const std::string& pattern() const { return pattern_; }
+
+    // The number in the first capture group of the last output line that matches; nullopt
+    // when no line matches or the group is not a number. The last line, because progress
+    // lines printed while a benchmark runs come before its final summary.
+    std::optional<double> find(std::string_view output) const;
+
+private:
+    std::string pattern_;
+    std::regex regex_;
 };
 
 } // namespace memcg_statctl

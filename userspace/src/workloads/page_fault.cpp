@@ -11,7 +11,7 @@
 
 #include "exit_code.h"
 #include "workloads/io.h"
-#include "workloads/workload_factories.h"
+#include "workloads/workload.h"
 
 namespace memcg_statctl {
 namespace {

@@ -17,7 +17,6 @@
 
 #include "exit_code.h"
 #include "run/signal_guard.h"
-#include "workloads/file_descriptor.h"
 #include "workloads/io.h"
 
 namespace memcg_statctl {

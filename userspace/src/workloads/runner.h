@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "cgroup/hierarchy.h"
 #include "workloads/workload.h"
 
 namespace memcg_statctl {
@@ -24,6 +25,18 @@ public:
     virtual std::size_t groups() const = 0;
     virtual std::filesystem::path group_dir(std::size_t group) const = 0;
     virtual void attach(std::size_t group, pid_t pid) = 0;
+};
+
+// Places a workload's task groups in the leaves of a CgroupHierarchy: group g is leaf g.
+class HierarchyPlacement final : public TaskPlacement {
+public:
+    explicit HierarchyPlacement(CgroupHierarchy& h) : h_(h) {}
+    std::size_t groups() const override { return h_.leaf_count(); }
+    std::filesystem::path group_dir(std::size_t g) const override { return h_.leaf_dir(g); }
+    void attach(std::size_t g, pid_t pid) override { h_.attach(g, pid); }
+
+private:
+    CgroupHierarchy& h_;
 };
 
 struct RunPlan {

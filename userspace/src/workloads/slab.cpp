@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "workloads/io.h"
-#include "workloads/workload_factories.h"
+#include "workloads/workload.h"
 
 namespace memcg_statctl {
 namespace {

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "workloads/io.h"
-#include "workloads/workload_factories.h"
+#include "workloads/workload.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,7 +1,8 @@
+#include "workloads/workload.h"
+
 #include <fmt/format.h>
 
 #include "exit_code.h"
-#include "workloads/workload_factories.h"
 
 namespace memcg_statctl {
 

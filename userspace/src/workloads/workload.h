@@ -63,4 +63,11 @@ std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
 // The names accepted by make_workload, for --help and error messages.
 std::vector<std::string> workload_names();
 
+// The built-in workloads, one file each.
+std::unique_ptr<Workload> make_page_fault_workload(const WorkloadOptions& o);
+std::unique_ptr<Workload> make_slab_workload(const WorkloadOptions& o);
+std::unique_ptr<Workload> make_stat_reader_workload(const WorkloadOptions& o);
+std::unique_ptr<Workload> make_refault_workload(const WorkloadOptions& o);
+std::unique_ptr<Workload> make_readtwice_workload(const WorkloadOptions& o);
+
 } // namespace memcg_statctl

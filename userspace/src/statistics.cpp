@@ -1,4 +1,4 @@
-#include "statistics/summary.h"
+#include "statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 namespace memcg_statctl {
+
 namespace {
 
 double sample_variance(std::span<const double> xs, double mean) {

@@ -1,4 +1,4 @@
-#include "experiment/workloads.h"
+#include "experiment/probe.h"
 
 #include <array>
 #include <atomic>
@@ -12,29 +12,13 @@
 #include <fmt/format.h>
 
 #include "exit_code.h"
-#include "experiment/experiment.h"
+#include "text_util.h"
 #include "workloads/io.h"
 
 namespace memcg_statctl {
 namespace {
 constexpr std::uint64_t max_bracket = 16; // pages faulted during one usable read
 } // namespace
-
-void CompositeWorkload::prepare(std::size_t cgroups) {
-    for (auto& p : parts_) {
-        p->prepare(cgroups);
-    }
-}
-
-void CompositeWorkload::run_task(const TaskContext& ctx) {
-    parts_.at(pick_(ctx.cgroup, ctx.index_in_cgroup))->run_task(ctx);
-}
-
-void CompositeWorkload::cleanup() noexcept {
-    for (auto& p : parts_) {
-        p->cleanup();
-    }
-}
 
 // Lives in MAP_SHARED memory made before the fork: the faulter writes seq/resident, the
 // reader writes the rest, the parent reads the rest after the run.
@@ -167,6 +151,56 @@ StalenessSample StalenessProbe::result() const {
         r.max_error = shared_->max_error.load();
     }
     return r;
+}
+
+std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {
+    for (const auto line : split_lines(text)) {
+        const auto f = split_whitespace(line);
+        if (f.size() == 2 && f[0] == "anon") {
+            return parse_u64(f[1]);
+        }
+    }
+    return std::nullopt;
+}
+
+Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen) {
+    return Job{.make = [] { return std::make_unique<StalenessProbe>(64); },
+               .cgroups = 2,
+               .depth = 2,
+               .tasks = 1,
+               .metrics = {{"stat-reader beside page-fault", "reads/s",
+                            task_sum([](std::size_t t) { return t == 1; })},
+                           {"page-fault beside stat-reader", "faults/s",
+                            task_sum([](std::size_t t) { return t == 0; })}},
+               .collect =
+                   [&seen](Workload& w, std::size_t v, const std::optional<Counters>& deltas) {
+                       seen[v].push_back(
+                           {.sample = dynamic_cast<StalenessProbe&>(w).result(),
+                            .flushes = deltas ? deltas->get("flush.performed") : std::nullopt});
+                   }};
+}
+
+std::uint64_t kernel_default_threshold(const DebugfsClient& client) {
+    const auto text = client.read_knob("flush_threshold");
+    const auto def = parse_u64(text);
+    if (!def || *def == 0) {
+        throw ToolError(fmt::format("flush_threshold reads `{}`, not a positive number", text));
+    }
+    return *def;
+}
+
+std::string probe_note(bool bracket) {
+    return fmt::format(
+        "staleness: the page-fault task publishes in shared memory how many pages of its "
+        "current mapping it has touched (a sequence count marks munmap/mmap; reads overlapping "
+        "one are discarded, and so are reads during which the task faulted more than 16 pages: "
+        "the reader was descheduled). Per read, error = memory.stat anon (pages) - touched pages "
+        "(mean of the counts before and after the read{}). "
+        "The task's other anon pages are a constant offset, so staleness = max - min of the "
+        "error over the run: how far the stat moved away from the truth. It bounds the largest "
+        "stat error from above whenever the stat was exact at least once (every flush makes it "
+        "so).",
+        bracket ? "; `max bracket` = most faults during one kept read" : "");
 }
 
 } // namespace memcg_statctl

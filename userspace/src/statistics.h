@@ -1,10 +1,11 @@
-// Descriptive statistics and Welch's t-test for comparing runs of a sweep. The Student t
-// distribution comes from Boost.Math, whose quantiles hold for the fractional df of Welch.
+// Summaries of runs and Welch's t-test. Student's t comes from Boost.Math, which takes
+// Welch's fractional df.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace memcg_statctl {
 
