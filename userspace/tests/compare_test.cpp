@@ -205,7 +205,7 @@ TEST(CompareCli, RunAgainstSweep) {
     // The run's one row (no knob value) is its own row, with no baseline to compare with.
     bool run_row = false;
     for (const auto& row : j["series"][0]["rows"]) {
-        if (row["value"] == "") {
+        if (row["value"].is_string() && row["value"].get_ref<const std::string&>().empty()) {
             run_row = true;
             EXPECT_TRUE(row["files"][0].is_null());
             EXPECT_EQ(row["files"][1]["n"], 1);
