@@ -1,4 +1,4 @@
-#include "memcg_statctl/text_util.h"
+#include "text_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 
 #include <fmt/core.h>
 
-#include "memcg_statctl/exit_code.h"
+#include "exit_code.h"
 
 namespace memcg_statctl {
 

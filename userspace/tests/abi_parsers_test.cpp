@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
-#include "memcg_statctl/exit_code.h"
-
+#include "debugfs/abi_parsers.h"
+#include "exit_code.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {

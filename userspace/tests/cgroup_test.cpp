@@ -4,10 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/cgroup/cgroup_hierarchy.h"
-#include "memcg_statctl/cgroup/cgroup_paths.h"
-#include "memcg_statctl/exit_code.h"
-
+#include "cgroup/hierarchy.h"
+#include "exit_code.h"
 #include "fake_cgroup.h"
 
 namespace memcg_statctl {

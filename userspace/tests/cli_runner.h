@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "memcg_statctl/commands/cli.h"
+#include "commands/cli.h"
 
 namespace memcg_statctl::testing {
 

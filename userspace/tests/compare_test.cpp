@@ -13,14 +13,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/compare/compare_output.h"
-#include "memcg_statctl/compare/compare_table.h"
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/experiment/experiment.h"
-#include "memcg_statctl/statistics/statistics.h"
-
 #include "cli_runner.h"
+#include "compare/table.h"
+#include "exit_code.h"
+#include "experiment/experiment.h"
 #include "fake_debugfs.h"
+#include "statistics.h"
 
 namespace memcg_statctl {
 namespace {
@@ -207,7 +205,7 @@ TEST(CompareCli, RunAgainstSweep) {
     // The run's one row (no knob value) is its own row, with no baseline to compare with.
     bool run_row = false;
     for (const auto& row : j["series"][0]["rows"]) {
-        if (row["value"] == "") {
+        if (row["value"].is_string() && row["value"].get_ref<const std::string&>().empty()) {
             run_row = true;
             EXPECT_TRUE(row["files"][0].is_null());
             EXPECT_EQ(row["files"][1]["n"], 1);

@@ -4,11 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/debugfs/debugfs_client.h"
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/text_util.h"
-
+#include "debugfs/client.h"
+#include "exit_code.h"
 #include "fake_debugfs.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

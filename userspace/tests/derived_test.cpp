@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
-#include "memcg_statctl/debugfs/derived.h"
+#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 
 namespace memcg_statctl {
 namespace {

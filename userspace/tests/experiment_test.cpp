@@ -6,13 +6,18 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/experiment/experiment.h"
-#include "memcg_statctl/output/plot.h"
-#include "memcg_statctl/statistics/comparison.h"
-#include "memcg_statctl/text_util.h"
-
 #include "cli_runner.h"
+#include "experiment/experiment.h"
+#include "experiment/flush.h"
+#include "experiment/probe.h"
+#include "experiment/runner.h"
+#include "experiment/staleness.h"
+#include "experiment/stock.h"
+#include "experiment/threshold.h"
 #include "fake_debugfs.h"
+#include "output/plot.h"
+#include "run/sweep.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

@@ -12,10 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/cgroup/cgroup_backend.h"
-#include "memcg_statctl/text_util.h"
-
+#include "cgroup/backend.h"
 #include "fake_debugfs.h"
+#include "text_util.h"
 
 namespace memcg_statctl::testing {
 

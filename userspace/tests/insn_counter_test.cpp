@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/run/insn_counter.h"
+#include "exit_code.h"
+#include "run/insn_counter.h"
 
 namespace memcg_statctl {
 namespace {

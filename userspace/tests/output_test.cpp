@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
-#include "memcg_statctl/output/output.h"
-#include "memcg_statctl/statistics/comparison.h"
+#include "debugfs/abi_parsers.h"
+#include "output/output.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {

@@ -3,11 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/output/plot.h"
-#include "memcg_statctl/statistics/comparison.h"
-
+#include "exit_code.h"
 #include "fake_debugfs.h"
+#include "output/plot.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {

@@ -7,15 +7,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/cgroup/cgroup_placement.h"
-#include "memcg_statctl/cgroup/memory_stat.h"
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/output/results_file.h"
-#include "memcg_statctl/workloads/command_metric.h"
-
+#include "cgroup/memory_stat.h"
+#include "cgroup/placement.h"
 #include "cli_runner.h"
+#include "exit_code.h"
 #include "fake_cgroup.h"
 #include "fake_debugfs.h"
+#include "output/result_schema.h"
+#include "workloads/command.h"
 
 namespace memcg_statctl {
 namespace {

@@ -7,7 +7,7 @@
 #include <boost/math/special_functions/beta.hpp>
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/statistics/statistics.h"
+#include "statistics.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,4 +1,4 @@
-// `status` on a degraded module: which states are problems (status_problems.h), the lines
+// `status` on a degraded module: which states are problems (debugfs/status.h), the lines
 // on stderr, the "problems" array of --json and exit 4; against the fake debugfs tree.
 #include <string>
 #include <vector>
@@ -7,11 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "memcg_statctl/debugfs/abi_parsers.h"
-#include "memcg_statctl/debugfs/status_problems.h"
-#include "memcg_statctl/exit_code.h"
-
 #include "cli_runner.h"
+#include "debugfs/abi_parsers.h"
+#include "debugfs/status.h"
+#include "exit_code.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {

@@ -1,10 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/run/sweep.h"
-
 #include "cli_runner.h"
+#include "exit_code.h"
 #include "fake_debugfs.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/text_util.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

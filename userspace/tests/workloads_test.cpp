@@ -8,13 +8,12 @@
 
 #include <gtest/gtest.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/run/signal_guard.h"
-#include "memcg_statctl/workloads/workload.h"
-#include "memcg_statctl/workloads/workload_command.h"
-#include "memcg_statctl/workloads/workload_runner.h"
-
+#include "exit_code.h"
 #include "fake_debugfs.h"
+#include "run/signal_guard.h"
+#include "workloads/command.h"
+#include "workloads/runner.h"
+#include "workloads/workload.h"
 
 namespace memcg_statctl {
 namespace {

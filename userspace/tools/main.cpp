@@ -2,7 +2,7 @@
 #include <exception>
 #include <iostream>
 
-#include "memcg_statctl/commands/cli.h"
+#include "commands/cli.h"
 
 int main(int argc, char** argv) {
     try {

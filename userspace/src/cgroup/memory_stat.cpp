@@ -1,9 +1,9 @@
-#include "memcg_statctl/cgroup/memory_stat.h"
+#include "cgroup/memory_stat.h"
 
 #include <algorithm>
 #include <charconv>
 
-#include "memcg_statctl/text_util.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

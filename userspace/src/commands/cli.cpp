@@ -1,4 +1,4 @@
-#include "memcg_statctl/commands/cli.h"
+#include "commands/cli.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,16 +12,14 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "memcg_statctl/text_util.h"
-#include "memcg_statctl/version.h"
-
 #include "commands/command.h"
-#include "commands/option_checks.h"
+#include "run/environment.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {
 
-// "--duration must be > 0" for a failed check of option_checks.h, which CLI11 reports as
+// "--duration must be > 0" for a failed check of command.h, which CLI11 reports as
 // "--duration: must be > 0"; nullopt for every other parse error.
 std::optional<std::string> option_check_message(const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::ValidationError*>(&e) == nullptr) {

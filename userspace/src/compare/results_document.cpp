@@ -1,4 +1,4 @@
-#include "memcg_statctl/compare/results_document.h"
+#include "compare/results_document.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/experiment/experiment.h"
-#include "memcg_statctl/output/result_schema.h"
+#include "exit_code.h"
+#include "experiment/experiment.h"
+#include "output/result_schema.h"
 
 namespace memcg_statctl {
 namespace {
@@ -149,7 +149,7 @@ void add_run(const Reader& in, const Json& run, const std::string& path, const s
     }
 }
 
-// A run document's figure: what a sweep of the same run compares (cmd_sweep's choice).
+// A run document's figure: what a sweep of the same run compares (the sweep command's choice).
 std::string run_figure(const Json& result) {
     if (result.contains("ops_per_sec") && result.at("ops_per_sec").is_number()) {
         return "ops_per_sec";

@@ -1,12 +1,12 @@
-#include "memcg_statctl/debugfs/abi_parsers.h"
+#include "debugfs/abi_parsers.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/core.h>
 
-#include "memcg_statctl/exit_code.h"
-#include "memcg_statctl/text_util.h"
+#include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,11 +1,11 @@
-#include "memcg_statctl/output/plot.h"
+#include "output/plot.h"
 
 #include <cstdio>
 #include <sys/wait.h>
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
+#include "exit_code.h"
 
 namespace memcg_statctl {
 

@@ -1,4 +1,4 @@
-#include "memcg_statctl/run/environment.h"
+#include "run/environment.h"
 
 #include <chrono>
 #include <ctime>
@@ -6,11 +6,17 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
 #include <fmt/format.h>
 
-#include "memcg_statctl/version.h"
+#include "debugfs/abi_parsers.h"
+
+#ifndef MEMCG_STATCTL_VERSION
+#error "MEMCG_STATCTL_VERSION is set by CMakeLists.txt from module/version.h"
+#endif
 
 namespace memcg_statctl {
+
 namespace {
 
 // MemTotal of /proc/meminfo, from sysinfo(2): no parsing, no /proc needed.
@@ -54,6 +60,14 @@ Environment current_environment(const DebugfsClient* module) {
     e.memory_bytes = mem_total_bytes();
     e.started = utc_timestamp();
     return e;
+}
+
+std::string_view tool_version() {
+    return MEMCG_STATCTL_VERSION;
+}
+
+std::string version_text() {
+    return fmt::format("memcg-statctl {}\ndebugfs ABI {}", tool_version(), supported_abi);
 }
 
 } // namespace memcg_statctl

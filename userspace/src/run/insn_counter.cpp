@@ -1,4 +1,4 @@
-#include "memcg_statctl/run/insn_counter.h"
+#include "run/insn_counter.h"
 
 #include <array>
 #include <cerrno>
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
+#include "exit_code.h"
 
 namespace memcg_statctl {
 namespace {

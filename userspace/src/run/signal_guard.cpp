@@ -1,10 +1,10 @@
-#include "memcg_statctl/run/signal_guard.h"
+#include "run/signal_guard.h"
 
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "memcg_statctl/exit_code.h"
+#include "exit_code.h"
 
 namespace memcg_statctl {
 namespace {

@@ -1,0 +1,80 @@
+// `run`: one measured run (a built-in workload, a user's command, or an observation of
+// existing cgroups or processes), with the module's counter deltas and memory.stat deltas.
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "output/result_schema.h"
+#include "run/environment.h"
+#include "run/session.h"
+#include "run/signal_guard.h"
+
+namespace memcg_statctl {
+namespace {
+
+struct RunCommandOptions {
+    RunOptions run;
+    std::string builtin; // WORKLOAD
+    bool json = false;
+    std::string output;
+};
+
+void run_command(const Context& ctx, RunCommandOptions& opt) {
+    const SignalGuard signals; // SIGINT/SIGTERM: stop tasks, remove cgroups, then exit
+    opt.run.workload.name = opt.builtin;
+    opt.run.command = ctx.command;
+    const std::optional<ResultsFile> file =
+        opt.output.empty() ? std::nullopt : std::optional<ResultsFile>(opt.output);
+    RunSession session(ctx, opt.run);
+    const auto client = ctx.client();
+    RunReport report;
+    report.environment = current_environment(session.module_loaded() ? &client : nullptr);
+    report.workload = session.kind();
+    report.parameters = session.parameters();
+    try {
+        report.result = session.run_once();
+    } catch (const Interrupted& e) {
+        report.interrupted_by = interrupted_by(e);
+        if (file) {
+            file->write(run_document(report));
+        }
+        throw;
+    }
+    if (file) {
+        file->write(run_document(report));
+    }
+    const auto outputs = session.command_outputs();
+    print_command_outputs(ctx.env.err, outputs);
+    make_output(pick_format(opt.json), ctx.env.out)->run(report);
+    if (const auto failure = command_failure(report.result, outputs)) {
+        throw ToolError(*failure);
+    }
+    if (!opt.run.metric.empty() && !report.result.metric) {
+        throw ToolError(
+            fmt::format("no output line of the command matched --metric '{}'", opt.run.metric));
+    }
+}
+
+} // namespace
+
+Command add_run_command(CLI::App& app, Context& ctx) {
+    auto* sub = app.add_subcommand(
+        "run", "measure one run: a built-in WORKLOAD, `-- CMD ARGS...` (N copies, each in its "
+               "own cgroup), or existing --cgroup / --pid");
+    auto opt = std::make_shared<RunCommandOptions>();
+    sub->add_option("WORKLOAD", opt->builtin, "a built-in workload")
+        ->check(CLI::IsMember(workload_names()));
+    add_run_options(*sub, opt->run);
+    add_observe_options(*sub, opt->run);
+    sub->add_flag("--json", opt->json, "print a JSON object (see docs/output.md)");
+    sub->add_option("--output", opt->output, "also write the JSON object to FILE")
+        ->type_name("FILE");
+    sub->footer("Module counters are system-wide: they count every cgroup's activity during "
+                "the run, not only the measured cgroups'. memory.stat deltas are the measured "
+                "cgroups' own.");
+    return {sub, [&ctx, opt] { run_command(ctx, *opt); }};
+}
+
+} // namespace memcg_statctl

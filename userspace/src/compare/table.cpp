@@ -1,0 +1,241 @@
+#include "compare/table.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "statistics.h"
+
+namespace memcg_statctl {
+
+namespace {
+
+bool wanted(const std::string& name, const std::vector<std::string>& metrics) {
+    return metrics.empty() || std::any_of(metrics.begin(), metrics.end(), [&](const auto& m) {
+               return name == m || name.starts_with(m + ".");
+           });
+}
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) {
+        v.push_back(x);
+    }
+}
+
+const CompareValue* find_value(const CompareSeries& s, const std::string& value) {
+    const auto it = std::find_if(s.values.begin(), s.values.end(),
+                                 [&](const CompareValue& v) { return v.value == value; });
+    return it == s.values.end() ? nullptr : &*it;
+}
+
+// The samples of `metric`, or nullptr when the value has only a stated mean of it.
+const std::vector<double>* samples_of(const CompareValue& v, const std::string& metric) {
+    const auto it = v.samples.find(metric);
+    return it == v.samples.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+std::optional<CompareCell> cell_of(const CompareValue* v, const std::string& metric) {
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    CompareCell c;
+    if (const auto* samples = samples_of(*v, metric)) {
+        const auto s = summarize(*samples);
+        c.n = s.n;
+        c.mean = s.mean;
+        if (s.n >= 2) {
+            c.stddev = s.stddev;
+        }
+        return c;
+    }
+    const auto mean = v->means.find(metric);
+    if (mean == v->means.end()) {
+        return std::nullopt;
+    }
+    c.mean = mean->second;
+    return c;
+}
+
+// %change and Welch's test of `cell` against the first file's.
+void against_baseline(CompareCell& cell, const CompareCell& base,
+                      const std::vector<double>* base_samples, const std::vector<double>* samples) {
+    cell.percent_change = percent_change(base.mean, cell.mean);
+    if (base_samples == nullptr || samples == nullptr) {
+        return;
+    }
+    if (const auto w = welch_t_test(*base_samples, *samples)) {
+        cell.p_value = w->p_value;
+        cell.significant = w->significant;
+    }
+}
+
+CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t index,
+                          const std::vector<std::string>& metrics) {
+    std::vector<const CompareSeries*> series;
+    series.reserve(files.size());
+    for (const auto& f : files) {
+        series.push_back(index < f.series.size() ? &f.series[index] : nullptr);
+    }
+    const auto* first =
+        *std::find_if(series.begin(), series.end(), [](const auto* s) { return s != nullptr; });
+    CompareSection sec{first->workload, first->knob, first->metric, first->unit, {}};
+    // Metric and value order: the figure first, then as the files list them, the first
+    // file's order before what only later files have.
+    std::vector<std::string> names{first->metric};
+    std::vector<std::string> values;
+    for (const auto* s : series) {
+        for (const auto& v : s == nullptr ? std::vector<CompareValue>{} : s->values) {
+            add_unique(values, v.value);
+            for (const auto& name : v.metric_names) {
+                if (wanted(name, metrics)) {
+                    add_unique(names, name);
+                }
+            }
+        }
+    }
+    for (const auto& name : names) {
+        for (const auto& value : values) {
+            CompareRow row{name, value, {}};
+            std::vector<const std::vector<double>*> samples;
+            for (const auto* s : series) {
+                const auto* v = s == nullptr ? nullptr : find_value(*s, value);
+                row.cells.push_back(cell_of(v, name));
+                samples.push_back(v == nullptr ? nullptr : samples_of(*v, name));
+            }
+            for (std::size_t i = 1; i < row.cells.size() && row.cells[0]; ++i) {
+                if (row.cells[i]) {
+                    against_baseline(*row.cells[i], *row.cells[0], samples[0], samples[i]);
+                }
+            }
+            if (std::any_of(row.cells.begin(), row.cells.end(),
+                            [](const auto& c) { return c.has_value(); })) {
+                sec.rows.push_back(std::move(row));
+            }
+        }
+    }
+    return sec;
+}
+
+} // namespace
+
+CompareTable compare_documents(std::vector<ResultsDocument> files,
+                               const std::vector<std::string>& metrics) {
+    CompareTable t;
+    t.differences = find_differences(files);
+    std::size_t sections = 0;
+    for (const auto& f : files) {
+        sections = std::max(sections, f.series.size());
+    }
+    for (std::size_t i = 0; i < sections; ++i) {
+        t.sections.push_back(section_of(files, i, metrics));
+    }
+    t.files = std::move(files);
+    return t;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Parameters that describe where a run happened rather than what it measured: the parent
+// cgroup differs between machines by design, and an experiment states the kernel and cpus
+// among its parameters (the header rows of the table show them).
+bool ignored_parameter(const std::string& key) {
+    return key == "parent" || key == "parent_from" || key == "kernel" || key == "cpus" ||
+           key == "knob" || key == "values"; // compared as the series' own knob and values
+}
+
+std::string text(const Json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+class Collector {
+public:
+    Collector(std::size_t file, std::vector<Difference>& out) : file_(file), out_(out) {}
+
+    void check(const std::string& field, const std::string& baseline, const std::string& value) {
+        if (baseline != value) {
+            out_.push_back({file_, field, baseline, value});
+        }
+    }
+
+    void parameters(const std::string& prefix, const Json& baseline, const Json& value) {
+        std::vector<std::string> keys;
+        for (const auto* p : {&baseline, &value}) {
+            for (const auto& [key, v] : p->items()) {
+                if (!ignored_parameter(key) &&
+                    std::find(keys.begin(), keys.end(), key) == keys.end()) {
+                    keys.push_back(key);
+                }
+            }
+        }
+        for (const auto& key : keys) {
+            check(fmt::format("{}parameters.{}", prefix, key),
+                  baseline.contains(key) ? text(baseline.at(key)) : "absent",
+                  value.contains(key) ? text(value.at(key)) : "absent");
+        }
+    }
+
+private:
+    std::size_t file_;
+    std::vector<Difference>& out_;
+};
+
+std::string values_of(const CompareSeries& s) {
+    std::vector<std::string> v;
+    for (const auto& x : s.values) {
+        v.push_back(x.value);
+    }
+    return fmt::format("{}", fmt::join(v, ","));
+}
+
+} // namespace
+
+std::vector<Difference> find_differences(const std::vector<ResultsDocument>& files) {
+    std::vector<Difference> out;
+    if (files.empty()) {
+        return out;
+    }
+    const auto& base = files.front();
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        const auto& f = files[i];
+        Collector c(i, out);
+        c.check("schema", base.schema, f.schema);
+        c.check("schema_version", std::to_string(base.schema_version),
+                std::to_string(f.schema_version));
+        const bool experiments = base.experiment.size() + f.experiment.size() > 0;
+        if (experiments) {
+            c.check("experiment", base.experiment, f.experiment);
+            c.parameters("", base.parameters, f.parameters);
+            c.check("reports", std::to_string(base.series.size()), std::to_string(f.series.size()));
+        }
+        const auto n = std::min(base.series.size(), f.series.size());
+        for (std::size_t s = 0; s < n; ++s) {
+            const auto& a = base.series[s];
+            const auto& b = f.series[s];
+            const auto prefix = experiments ? fmt::format("reports[{}].", s) : std::string();
+            c.check(prefix + "workload", a.workload, b.workload);
+            c.check(prefix + "knob", a.knob, b.knob);
+            c.check(prefix + "values", values_of(a), values_of(b));
+            c.check(prefix + "metric", a.metric, b.metric);
+            c.check(prefix + "unit", a.unit, b.unit);
+            c.parameters(prefix, a.parameters, b.parameters);
+        }
+    }
+    return out;
+}
+
+std::string describe_differences(const std::vector<ResultsDocument>& files,
+                                 const std::vector<Difference>& differences) {
+    std::string s;
+    for (const auto& d : differences) {
+        s += fmt::format("  {}: {} is {}, {} has {}\n", files[d.file].source, d.field,
+                         d.value.empty() ? "\"\"" : d.value, files.front().source,
+                         d.baseline.empty() ? "\"\"" : d.baseline);
+    }
+    return s;
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,70 @@
+// Access to the module's debugfs directory (module/ABI.md). The root is injectable so the
+// tests and `--debugfs DIR` can point it at an ordinary directory holding fake files.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
+#include "debugfs/status.h"
+
+namespace memcg_statctl {
+
+// Writes `data` to `path`; returns 0 or the errno of the failed open/write. Injectable
+// because only the kernel can reject a write with EINVAL: tests substitute a fake kernel.
+using FileWriter = std::function<int(const std::filesystem::path&, std::string_view)>;
+int write_whole_file(const std::filesystem::path& path, std::string_view data);
+
+// What the knob table of module/ABI.md says a knob accepts ("0 or 1"), for the message of
+// a rejected write; nullopt for a knob it does not list (a newer module's). Only messages
+// use it: knobs are still discovered from the directory.
+std::optional<std::string_view> knob_accepted_values(std::string_view knob);
+
+class DebugfsClient {
+public:
+    explicit DebugfsClient(std::filesystem::path root = default_debugfs_root,
+                           FileWriter writer = write_whole_file);
+
+    const std::filesystem::path& root() const { return root_; }
+    Availability availability() const { return probe_availability(root_); }
+    // Throws ToolError(exit 3) with instructions when the module cannot be reached, then
+    // ToolError (exit 1) when its `version` file is malformed or names another ABI than
+    // supported_abi: every command calls this before it reads or writes anything else.
+    void require_module() const;
+    // Throws ToolError(exit 3) naming what disappeared (module unloaded, debugfs
+    // unmounted) when the module's files are gone; for use after require_module().
+    void require_still_module() const { require_still_available(root_); }
+
+    VersionInfo version() const;
+    std::vector<HookEntry> hooks() const;
+    Counters stats() const;
+
+    // Every access below throws ToolError on failure; when the failure is that the module's
+    // files are gone (unloaded, debugfs unmounted), that of require_still_module().
+
+    // Knobs are discovered, never listed in this tool: every regular file of the
+    // directory that has a write permission bit, except `reset` (write-only action).
+    std::vector<std::string> knob_names() const;
+    bool is_knob(std::string_view name) const;
+    // Throws ToolError "unknown knob `NAME` (the module has: ...)" unless is_knob(name): the
+    // one check of a knob name, for every command that takes one.
+    void require_knob(std::string_view name) const;
+    std::string read_knob(std::string_view name) const; // value without trailing newline
+    // Throws ToolError (exit 1) with one line saying what to do when the write fails:
+    // EINVAL "<knob> rejects '<value>': <knob_accepted_values()>", EPERM (debugfs locked
+    // down: set knobs as module parameters), EOPNOTSUPP (no flush control on this kernel).
+    void write_knob(std::string_view name, std::string_view value) const;
+    void reset_counters() const;
+
+private:
+    std::string read(std::string_view file) const;
+    std::filesystem::path root_;
+    FileWriter writer_;
+};
+
+} // namespace memcg_statctl

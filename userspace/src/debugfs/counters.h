@@ -1,0 +1,59 @@
+// The module's counters as read from `stats`: names in file order, u64 values.
+// Order is kept because the module groups related counters; lookup is by name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace memcg_statctl {
+
+class Counters {
+public:
+    using Entry = std::pair<std::string, std::uint64_t>;
+
+    // Returns false (and changes nothing) if the name is already present.
+    bool add(std::string name, std::uint64_t value);
+    std::optional<std::uint64_t> get(std::string_view name) const;
+    const std::vector<Entry>& entries() const { return entries_; }
+    bool empty() const { return entries_.empty(); }
+
+    // after - before for every counter present in both. A counter that went backwards
+    // (someone wrote `reset` in between) yields 0 rather than a huge wrapped value. A
+    // maximum (a name ending in `_max`, e.g. `flush.ns_max`) is not a count and has no
+    // difference: it yields its value in `after`, the maximum since load or reset as of
+    // the end of the span (the span's own maximum when it rose during the span).
+    static Counters delta(const Counters& before, const Counters& after);
+
+    // Whether the counter is a running maximum rather than a count.
+    static bool is_maximum(std::string_view name);
+
+    friend bool operator==(const Counters&, const Counters&) = default;
+
+private:
+    std::vector<Entry> entries_;
+};
+
+// The ONE place where derived values are computed from counters (rates, hit ratios,
+// cost per flush). Every output path asks this module; nothing else divides counters.
+struct DerivedValue {
+    std::string name; // stable key, also used in JSON and CSV
+    std::string unit; // "/s", "ns", "%"
+    // nullopt when the inputs exist but the value is undefined (e.g. no flush happened
+    // in the interval): printed as "-" / null so tables keep their shape.
+    std::optional<double> value;
+    friend bool operator==(const DerivedValue&, const DerivedValue&) = default;
+};
+
+// `counts` are counter values over some span (deltas, or totals since reset).
+// `seconds` is the length of that span when known: rates (flushes/s) need it.
+// A value is produced only when all the counters it needs are present.
+std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds);
+
+// The value named `name` among `values`; nullopt when absent or undefined.
+std::optional<double> derived_value(const std::vector<DerivedValue>& values, std::string_view name);
+
+} // namespace memcg_statctl

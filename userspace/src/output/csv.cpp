@@ -1,0 +1,180 @@
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "output/output.h"
+#include "output/result_schema.h"
+#include "text_util.h"
+
+namespace memcg_statctl {
+
+using CsvOutput = FormatOutput<OutputFormat::csv>;
+
+namespace {
+
+std::string number(double v) {
+    return fmt::format("{:.6g}", v);
+}
+
+template <typename T>
+std::string optional_number(const std::optional<T>& v) {
+    return v ? number(static_cast<double>(*v)) : std::string();
+}
+
+void line(std::ostream& out, const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i > 0) {
+            s += ',';
+        }
+        s += csv_field(cells[i]);
+    }
+    out << s << '\n';
+}
+
+// A field of a JSON row as a cell: empty for null, integers exact (counters are u64, no
+// %g), other numbers as number() does.
+std::string json_cell(const Json& v) {
+    if (v.is_null()) {
+        return "";
+    }
+    if (v.is_boolean()) {
+        return v.get<bool>() ? "true" : "false";
+    }
+    if (v.is_string()) {
+        return v.get<std::string>();
+    }
+    if (v.is_number_float()) {
+        return number(v.get<double>());
+    }
+    return v.dump();
+}
+
+// Non-tabular reports are written in long form: one `name,value` row per datum.
+void name_values(std::ostream& out, const NameValues& nv) {
+    line(out, {"name", "value"});
+    for (const auto& [name, value] : nv) {
+        line(out, {name, value});
+    }
+}
+
+} // namespace
+
+template <>
+void CsvOutput::status(const StatusReport& r) {
+    line(out_, {"hook", "target", "caller", "mechanism", "state", "hits"});
+    for (const auto& h : r.hooks) {
+        line(out_, {h.name, h.target, h.caller, h.mechanism, h.state, std::to_string(h.hits)});
+    }
+}
+
+template <>
+void CsvOutput::stats(const StatsReport& r) {
+    line(out_, {"name", "value"});
+    for (const auto& [name, value] : r.counters.entries()) {
+        line(out_, {name, std::to_string(value)});
+    }
+    for (const auto& d : r.derived) {
+        line(out_, {d.name, optional_number(d.value)});
+    }
+}
+
+template <>
+void CsvOutput::interval(const IntervalReport& r) {
+    if (r.index == 1) {
+        line(out_, {"interval", "seconds", "name", "delta", "per_second"});
+    }
+    for (const auto& c : r.rates) {
+        line(out_, {std::to_string(r.index), number(r.seconds), c.name, std::to_string(c.delta),
+                    number(c.per_second)});
+    }
+    for (const auto& d : r.derived) {
+        line(out_,
+             {std::to_string(r.index), number(r.seconds), d.name, "", optional_number(d.value)});
+    }
+}
+
+template <>
+void CsvOutput::knobs(const KnobReport& r) {
+    name_values(out_, r.knobs);
+}
+
+template <>
+void CsvOutput::run(const RunReport& r) {
+    // Long form, the JSON document's result fields by path.
+    line(out_, {"name", "value"});
+    const auto& res = r.result;
+    line(out_, {"seconds", number(res.seconds)});
+    if (res.ops_per_sec) {
+        line(out_, {"ops_per_sec", number(*res.ops_per_sec)});
+    }
+    if (res.metric) {
+        line(out_, {"metric", number(*res.metric)});
+    }
+    if (res.counters) {
+        for (const auto& [name, value] : res.counters->entries()) {
+            line(out_, {"counters." + json_key(name), std::to_string(value)});
+        }
+    }
+    for (const auto& d : res.derived) {
+        line(out_, {"derived." + json_key(d.name), optional_number(d.value)});
+    }
+}
+
+template <>
+void CsvOutput::comparison(const ComparisonReport& r) {
+    // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
+    // row of the JSON document (`rows[]`), nested ones by path: `counters.flush_requests`,
+    // `derived.flushes_per_sec`, `memory_stat.pgfault` (union over all rows, first-seen
+    // order). `samples` is left out: it is a list. Each cell is taken from that JSON row
+    // (comparison_row_json), so the two formats cannot disagree: a null there (stddev of
+    // one run, no statistics without runs, no %change for the baseline) is an empty cell.
+    struct Column {
+        std::string group; // "" for a field of the row itself
+        std::string key;
+    };
+    std::vector<Column> columns;
+    for (const char* field :
+         {"value", "n", "mean", "median", "stddev", "percent_change", "p_value", "significant"}) {
+        columns.push_back({"", field});
+    }
+    std::vector<Json> rows;
+    rows.reserve(r.rows.size());
+    for (const auto& row : r.rows) {
+        rows.push_back(comparison_row_json(row));
+    }
+    for (const char* group : {"counters", "derived", "memory_stat"}) {
+        for (const auto& row : rows) {
+            for (const auto& item : row.at(group).items()) {
+                const auto& key = item.key(); // not a structured binding: captured below
+                const bool seen = std::any_of(columns.begin(), columns.end(), [&](const Column& c) {
+                    return c.group == group && c.key == key;
+                });
+                if (!seen) {
+                    columns.push_back({group, key});
+                }
+            }
+        }
+    }
+    std::vector<std::string> header{"knob"};
+    for (const auto& c : columns) {
+        header.push_back(c.group.empty() ? c.key : c.group + "." + c.key);
+    }
+    line(out_, header);
+    for (const auto& row : rows) {
+        std::vector<std::string> cells{r.knob};
+        for (const auto& c : columns) {
+            const auto& parent = c.group.empty() ? row : row.at(c.group);
+            cells.push_back(parent.contains(c.key) ? json_cell(parent.at(c.key)) : std::string());
+        }
+        line(out_, cells);
+    }
+}
+
+std::unique_ptr<Output> make_csv_output(std::ostream& out) {
+    return std::make_unique<CsvOutput>(out);
+}
+
+} // namespace memcg_statctl

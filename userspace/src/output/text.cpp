@@ -1,0 +1,302 @@
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "output/output.h"
+
+namespace memcg_statctl {
+
+using TextOutput = FormatOutput<OutputFormat::text>;
+
+namespace {
+
+using Align = TextTable::Align;
+
+std::string number(double v) {
+    return fmt::format("{:.2f}", v);
+}
+
+std::string derived_text(const DerivedValue& d) {
+    return d.value ? fmt::format("{:.2f} {}", *d.value, d.unit) : std::string("-");
+}
+
+void print_derived(std::ostream& out, const std::vector<DerivedValue>& derived) {
+    if (derived.empty()) {
+        return;
+    }
+    TextTable t({Align::left, Align::right});
+    t.row({"DERIVED", "VALUE"});
+    for (const auto& d : derived) {
+        t.row({d.name, derived_text(d)});
+    }
+    t.print(out);
+}
+
+void print_counters(std::ostream& out, const Counters& counters, const std::string& heading) {
+    TextTable t({Align::left, Align::right});
+    t.row({"COUNTER", heading});
+    for (const auto& [name, value] : counters.entries()) {
+        t.row({name, std::to_string(value)});
+    }
+    t.print(out);
+}
+
+// A table with one row per name and one column per knob value; `cell` gives a row's
+// value for a name ("-" when it has none).
+void print_per_value(
+    std::ostream& out, const std::string& title, const ComparisonReport& r,
+    const std::vector<std::string>& names,
+    const std::function<std::string(const ComparisonRow&, const std::string&)>& cell) {
+    if (names.empty()) {
+        return;
+    }
+    fmt::print(out, "\n{}\n", title);
+    std::vector<Align> aligns(r.rows.size() + 1, Align::right);
+    aligns[0] = Align::left;
+    TextTable t(aligns);
+    std::vector<std::string> header{r.knob};
+    for (const auto& row : r.rows) {
+        header.push_back(row.value);
+    }
+    t.row(header);
+    for (const auto& name : names) {
+        std::vector<std::string> cells{name};
+        for (const auto& row : r.rows) {
+            cells.push_back(cell(row, name));
+        }
+        t.row(cells);
+    }
+    t.print(out);
+}
+
+void add_name(std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+    }
+}
+
+// memory.stat deltas of the measured cgroups per run (mean), one column per knob value.
+void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
+    std::vector<std::string> names;
+    for (const auto& row : r.rows) {
+        for (const auto& entry : row.mean_memory_stat) {
+            add_name(names, entry.first);
+        }
+    }
+    print_per_value(out, "memory.stat of the measured cgroups per run (mean)", r, names,
+                    [](const ComparisonRow& row, const std::string& name) {
+                        for (const auto& [n, v] : row.mean_memory_stat) {
+                            if (n == name) {
+                                return std::to_string(v);
+                            }
+                        }
+                        return std::string("-");
+                    });
+}
+
+std::string signed_percent(const std::optional<double>& pct) {
+    return pct ? fmt::format("{:+.2f}%", *pct) : std::string("-");
+}
+
+} // namespace
+
+template <>
+void TextOutput::status(const StatusReport& r) {
+    if (r.availability != Availability::available) {
+        fmt::print(out_, "memcg_statctl: {}\n", r.message);
+        return;
+    }
+    fmt::print(out_, "memcg_statctl: loaded ({})\n", r.root.string());
+    TextTable version({Align::left, Align::left});
+    for (const auto& [key, value] : r.version.entries) {
+        version.row({key, value});
+    }
+    version.print(out_, "  ");
+    fmt::print(out_, "hooks:\n");
+    TextTable hooks(
+        {Align::left, Align::left, Align::left, Align::left, Align::left, Align::right});
+    hooks.row({"NAME", "TARGET", "CALLER", "MECHANISM", "STATE", "HITS"});
+    for (const auto& h : r.hooks) {
+        hooks.row({h.name, h.target, h.caller, h.mechanism, h.state, std::to_string(h.hits)});
+    }
+    hooks.print(out_, "  ");
+    if (!r.knobs.empty()) {
+        fmt::print(out_, "knobs:\n");
+        TextTable knobs({Align::left, Align::left});
+        for (const auto& [name, value] : r.knobs) {
+            knobs.row({name, value});
+        }
+        knobs.print(out_, "  ");
+    }
+}
+
+template <>
+void TextOutput::stats(const StatsReport& r) {
+    print_counters(out_, r.counters, "VALUE");
+    print_derived(out_, r.derived);
+}
+
+template <>
+void TextOutput::interval(const IntervalReport& r) {
+    // BCC funccount -i style: a header per interval, then the rate table.
+    fmt::print(out_, "[interval {}: {:.2f} s]\n", r.index, r.seconds);
+    TextTable t({Align::left, Align::right, Align::right});
+    t.row({"COUNTER", "DELTA", "PER-SEC"});
+    for (const auto& c : r.rates) {
+        t.row({c.name, std::to_string(c.delta), number(c.per_second)});
+    }
+    t.print(out_);
+    print_derived(out_, r.derived);
+    out_ << '\n';
+}
+
+template <>
+void TextOutput::knobs(const KnobReport& r) {
+    TextTable t({Align::left, Align::left});
+    for (const auto& [name, value] : r.knobs) {
+        t.row({name, value});
+    }
+    t.print(out_);
+}
+
+template <>
+void TextOutput::run(const RunReport& r) {
+    std::string params;
+    for (const auto& [name, value] : r.parameters.items()) {
+        if (name != "command" && !value.is_null()) {
+            params += fmt::format(" {}={}", name,
+                                  value.is_string() ? value.get<std::string>() : value.dump());
+        }
+    }
+    const auto& res = r.result;
+    if (r.workload == "command") {
+        std::string argv;
+        for (const auto& a : r.parameters["command"]) {
+            if (!argv.empty()) {
+                argv += ' ';
+            }
+            argv += a.get<std::string>();
+        }
+        fmt::print(out_, "command `{}`:{} ({:.2f} s)\n", argv, params, res.seconds);
+        TextTable copies({Align::left, Align::right});
+        copies.row({"COPY", "EXIT"});
+        for (std::size_t i = 0; i < res.exit_statuses.size(); ++i) {
+            copies.row({std::to_string(i), std::to_string(res.exit_statuses[i])});
+        }
+        copies.print(out_);
+        if (res.stopped_at_duration) {
+            fmt::print(out_, "(terminated at --duration)\n");
+        }
+        if (!r.parameters["metric"].is_null()) {
+            fmt::print(out_, "metric: {}\n",
+                       res.metric ? fmt::format("{:g}", *res.metric) : std::string("-"));
+        }
+    } else if (res.ops_per_sec) {
+        fmt::print(out_, "workload {}:{} ({:.2f} s)\n", r.workload, params, res.seconds);
+        TextTable tasks({Align::left, Align::right});
+        tasks.row({"TASK", "OPS/S"});
+        for (std::size_t i = 0; i < res.task_ops_per_sec.size(); ++i) {
+            tasks.row({std::to_string(i), number(res.task_ops_per_sec[i])});
+        }
+        tasks.row({"total", number(*res.ops_per_sec)});
+        tasks.print(out_);
+    } else {
+        fmt::print(out_, "observed {}:{} ({:.2f} s)\n", r.workload, params, res.seconds);
+    }
+    if (res.counters) {
+        fmt::print(out_, "module counters (system-wide, all cgroups):\n");
+        print_counters(out_, *res.counters, "DELTA");
+        print_derived(out_, res.derived);
+    } else {
+        fmt::print(out_, "(module not loaded: no counter deltas)\n");
+    }
+    for (const auto& m : res.memory_stat) {
+        fmt::print(out_, "memory.stat of {}:\n", m.cgroup);
+        TextTable t({Align::left, Align::right});
+        t.row({"FIELD", "DELTA"});
+        for (const auto& [name, value] : m.delta) {
+            t.row({name, std::to_string(value)});
+        }
+        t.print(out_);
+    }
+}
+
+template <>
+void TextOutput::comparison(const ComparisonReport& r) {
+    // mmtests compare-kernels shape: one row per configuration, %change vs the first one,
+    // '*' when Welch's t-test finds the difference significant at 95%.
+    std::size_t runs = 0;
+    for (const auto& row : r.rows) {
+        runs = std::max(runs, row.summary.n);
+    }
+    const auto unit = r.unit.empty() ? r.metric : fmt::format("{} ({})", r.metric, r.unit);
+    fmt::print(out_, "{} {} by {} ({} runs per value{})\n", r.workload, unit, r.knob, runs,
+               r.complete ? "" : ", stopped before the end");
+    TextTable t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                 Align::left});
+    t.row({r.knob, "n", "mean", "median", "stddev", "%change", "sig"});
+    for (const auto& row : r.rows) {
+        if (row.summary.n == 0) {
+            t.row({row.value, "0", "-", "-", "-", "-", ""});
+            continue;
+        }
+        t.row({row.value, std::to_string(row.summary.n), number(row.summary.mean),
+               number(row.summary.median), number(row.summary.stddev),
+               signed_percent(row.percent_change), row.significant ? "*" : ""});
+    }
+    t.print(out_);
+
+    // Counter deltas per run (mean over runs), one column per knob value.
+    std::vector<std::string> names;
+    for (const auto& row : r.rows) {
+        for (const auto& entry : row.mean_counter_deltas.entries()) {
+            add_name(names, entry.first);
+        }
+        for (const auto& d : row.derived) {
+            add_name(names, d.name);
+        }
+    }
+    print_per_value(out_, "module counters per run (mean; system-wide)", r, names,
+                    [](const ComparisonRow& row, const std::string& name) {
+                        if (const auto v = row.mean_counter_deltas.get(name)) {
+                            return std::to_string(*v);
+                        }
+                        for (const auto& d : row.derived) {
+                            if (d.name == name) {
+                                return derived_text(d);
+                            }
+                        }
+                        return std::string("-");
+                    });
+    print_memory_stat_rows(out_, r);
+}
+
+std::unique_ptr<Output> make_text_output(std::ostream& out) {
+    return std::make_unique<TextOutput>(out);
+}
+
+void TextTable::print(std::ostream& out, const std::string& indent) const {
+    std::vector<std::size_t> widths(aligns_.size(), 0);
+    for (const auto& r : rows_) {
+        for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
+            widths[c] = std::max(widths[c], r[c].size());
+        }
+    }
+    for (const auto& r : rows_) {
+        std::string line = indent;
+        for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
+            const auto pad = std::string(widths[c] - r[c].size(), ' ');
+            if (c > 0) {
+                line += "  ";
+            }
+            line += aligns_[c] == Align::left ? r[c] + pad : pad + r[c];
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        out << line << '\n';
+    }
+}
+
+} // namespace memcg_statctl

@@ -1,0 +1,63 @@
+// Knob sweeps: the interleaved run order, the guard that restores the knob and the
+// comparison of the values.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "debugfs/client.h"
+#include "output/reports.h"
+#include "statistics.h"
+
+namespace memcg_statctl {
+
+struct SweepStep {
+    int round = 0;               // 0 .. runs - 1
+    std::size_t value_index = 0; // into the --values list
+    friend bool operator==(const SweepStep&, const SweepStep&) = default;
+};
+
+// Round r runs every value once, in the given order, before round r + 1 starts, so slow
+// drifts (page cache, thermal, other load) spread evenly over the values instead of
+// biasing whichever value ran last.
+std::vector<SweepStep> sweep_order(std::size_t values, int runs);
+
+// Parses --values: comma-separated, no empty items, no duplicates (usage error otherwise).
+std::vector<std::string> parse_sweep_values(const std::string& list);
+
+// Remembers a knob's value and writes it back on destruction: normal end, error or
+// SIGINT/SIGTERM (which unwind through here, see signal_guard.h). Not when the module has
+// been unloaded meanwhile: its knobs went with it (a failure to restore is a warning).
+class KnobRestorer {
+public:
+    KnobRestorer(const DebugfsClient& client, std::string knob);
+    KnobRestorer(const KnobRestorer&) = delete;
+    KnobRestorer& operator=(const KnobRestorer&) = delete;
+    KnobRestorer(KnobRestorer&&) = delete;
+    KnobRestorer& operator=(KnobRestorer&&) = delete;
+    ~KnobRestorer();
+    const std::string& original() const { return original_; }
+
+private:
+    const DebugfsClient& client_;
+    std::string knob_;
+    std::string original_;
+};
+
+// Builds the compare-kernels style report of a sweep from the per-run results: summary
+// statistics per knob value, %change and Welch's test against the first (baseline) value.
+struct ValueRuns {
+    std::string value;
+    std::vector<double> samples;          // the compared figure, one per run
+    std::vector<Counters> counter_deltas; // one per run; empty without the module
+    std::vector<double> seconds;          // run lengths, for rates
+    std::vector<MemoryStat> memory_stats; // one per run (summed over measured cgroups)
+};
+
+// A value without runs (a sweep interrupted before its first run of that value) gets a row
+// with n = 0 and no statistics.
+ComparisonReport compare(const std::string& knob, const std::string& workload,
+                         const std::vector<ValueRuns>& values);
+
+} // namespace memcg_statctl
