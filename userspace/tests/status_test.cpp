@@ -180,9 +180,38 @@ TEST(StatusProblems, AllAtOnceInAFixedOrder) {
                                                    ProblemKind::debugfs_locked_down}));
 }
 
+TEST(StatusProblems, PartialHook) {
+    const auto ps = problems(version_with("available", "none"),
+                             std::string(healthy_hooks) +
+                                 "obj_stock.misses try_charge_memcg obj_cgroup_charge direct "
+                                 "partial 5\n");
+    ASSERT_EQ(kinds(ps), (std::vector<ProblemKind>{ProblemKind::hook_partial}));
+    EXPECT_EQ(ps[0].message.rfind("hook obj_stock.misses on try_charge_memcg is partial: the "
+                                  "compiler made a copy",
+                                  0),
+              0U)
+        << ps[0].message;
+}
+
+TEST(StatusProblems, UnattributedCallsAboveZero) {
+    const auto version = parse_version(version_with("available", "none"));
+    const auto hooks = parse_hooks(std::string(healthy_hooks));
+    EXPECT_TRUE(find_status_problems(version, hooks, 0).empty());
+    EXPECT_TRUE(find_status_problems(version, hooks, std::nullopt).empty());
+    const auto ps = find_status_problems(version, hooks, 7);
+    ASSERT_EQ(kinds(ps), (std::vector<ProblemKind>{ProblemKind::callers_unattributed}));
+    EXPECT_EQ(ps[0].message.rfind("7 calls since the last reset could not be attributed to "
+                                  "their caller (caller.unattributed)",
+                                  0),
+              0U)
+        << ps[0].message;
+}
+
 TEST(StatusProblems, KindNames) {
     EXPECT_EQ(problem_kind_name(ProblemKind::hook_failed), "hook_failed");
     EXPECT_EQ(problem_kind_name(ProblemKind::hook_missing), "hook_missing");
+    EXPECT_EQ(problem_kind_name(ProblemKind::hook_partial), "hook_partial");
+    EXPECT_EQ(problem_kind_name(ProblemKind::callers_unattributed), "callers_unattributed");
     EXPECT_EQ(problem_kind_name(ProblemKind::flush_control_missing), "flush_control_missing");
     EXPECT_EQ(problem_kind_name(ProblemKind::debugfs_locked_down), "debugfs_locked_down");
 }
@@ -287,6 +316,14 @@ TEST(StatusCli, MissingHookWithoutAnotherRowExits4) {
                         "charge_stock.drains drain_stock - direct missing 0\n");
     expect_degraded(fake, {"hook_missing"},
                     {"hook charge_stock.drains is missing (this kernel lacks drain_stock)"});
+}
+
+TEST(StatusCli, UnattributedCallsExit4) {
+    const FakeDebugfs fake;
+    fake.write("stats",
+               std::string(testing::sample_stats) + "caller.recovered 12\ncaller.unattributed 3\n");
+    expect_degraded(fake, {"callers_unattributed"},
+                    {"3 calls since the last reset could not be attributed to their caller"});
 }
 
 TEST(StatusCli, FlushControlMissingExits4) {

@@ -11,8 +11,9 @@ namespace memcg_statctl {
 Command add_status_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand("status", "module loaded? version, hooks, knob values");
     sub->footer("Exit status: 0 loaded and healthy; 3 not usable (module not loaded, debugfs\n"
-                "not mounted, not root); 4 loaded but degraded: a hook failed to attach or is\n"
-                "missing, flush control is missing, or debugfs is locked down. Then the status\n"
+                "not mounted, not root); 4 loaded but degraded: a hook failed to attach, is\n"
+                "missing or partial, calls went unattributed beside another tracer, flush\n"
+                "control is missing, or debugfs is locked down. Then the status\n"
                 "is printed as usual, followed by one line per problem on stderr saying what to\n"
                 "do (with --json also as the \"problems\" array).\n");
     auto json = std::make_shared<bool>(false);
@@ -37,7 +38,8 @@ Command add_status_command(CLI::App& app, Context& ctx) {
                 for (const auto& name : client.knob_names()) {
                     report.knobs.emplace_back(name, client.read_knob(name));
                 }
-                report.problems = find_status_problems(report.version, report.hooks);
+                report.problems = find_status_problems(report.version, report.hooks,
+                                                       client.stats().get("caller.unattributed"));
                 make_output(pick_format(*json), ctx.env.out)->status(report);
                 if (report.problems.empty()) {
                     return;

@@ -202,6 +202,10 @@ std::string_view problem_kind_name(ProblemKind kind) {
         return "hook_failed";
     case ProblemKind::hook_missing:
         return "hook_missing";
+    case ProblemKind::hook_partial:
+        return "hook_partial";
+    case ProblemKind::callers_unattributed:
+        return "callers_unattributed";
     case ProblemKind::flush_control_missing:
         return "flush_control_missing";
     case ProblemKind::debugfs_locked_down:
@@ -211,7 +215,8 @@ std::string_view problem_kind_name(ProblemKind kind) {
 }
 
 std::vector<StatusProblem> find_status_problems(const VersionInfo& version,
-                                                const std::vector<HookEntry>& hooks) {
+                                                const std::vector<HookEntry>& hooks,
+                                                std::optional<std::uint64_t> unattributed) {
     std::vector<StatusProblem> problems;
     for (const auto& name : names_in_state(hooks, "failed")) {
         problems.push_back(hook_failed(name, hooks_named(hooks, name)));
@@ -226,6 +231,23 @@ std::vector<StatusProblem> find_status_problems(const VersionInfo& version,
                 problems.push_back(hook_missing(name, rows));
             }
         }
+    }
+    for (const auto& name : names_in_state(hooks, "partial")) {
+        problems.push_back(
+            {ProblemKind::hook_partial,
+             fmt::format("hook {} on {} is partial: the compiler made a copy of a function it "
+                         "needs (dmesg names it) that the module does not watch, so calls there "
+                         "are not counted and {} counts short",
+                         name, what_of(hooks_named(hooks, name), "partial", false), name)});
+    }
+    if (unattributed.value_or(0) > 0) {
+        problems.push_back(
+            {ProblemKind::callers_unattributed,
+             fmt::format("{} calls since the last reset could not be attributed to their caller "
+                         "(caller.unattributed): another tracer on the same functions hid it, so "
+                         "the counters that filter by caller may count short by up to that many; "
+                         "see docs/tracers.md",
+                         *unattributed)});
     }
     if (flush_missing) {
         problems.push_back(

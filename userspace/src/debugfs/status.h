@@ -2,7 +2,9 @@
 // (exit 4).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,12 +52,14 @@ void require_still_available(const std::filesystem::path& root);
 enum class ProblemKind {
     hook_failed,           // STATE `failed`: registration failed, see the kernel log
     hook_missing,          // every hook of one NAME `missing`: what it feeds is gone
+    hook_partial,          // STATE `partial`: a compiler copy of its function is not watched
+    callers_unattributed,  // caller.unattributed > 0: another tracer hid some callers
     flush_control_missing, // `flush_control missing`: the kernel lacks an object it needs
     debugfs_locked_down,   // `lockdown debugfs`: knob and reset writes fail with EPERM
 };
 
 // The stable word scripts see as "kind" in `status --json`: hook_failed, hook_missing,
-// flush_control_missing, debugfs_locked_down.
+// hook_partial, callers_unattributed, flush_control_missing, debugfs_locked_down.
 std::string_view problem_kind_name(ProblemKind kind);
 
 struct StatusProblem {
@@ -64,9 +68,9 @@ struct StatusProblem {
     friend bool operator==(const StatusProblem&, const StatusProblem&) = default;
 };
 
-// The problems of a loaded module, in this order: failed hooks, missing hooks, flush
-// control, lockdown; empty when it is healthy. One problem per hook NAME, in the order of
-// the `hooks` file. Rules:
+// The problems of a loaded module, in this order: failed hooks, missing hooks, partial
+// hooks, unattributed calls, flush control, lockdown; empty when it is healthy. One problem per
+// hook NAME, in the order of the `hooks` file. Rules:
 // - `failed`: always a problem (the hook counts or redirects nothing).
 // - `missing`: a problem when no other hook of the same NAME is present (not `missing`),
 //   so what that NAME feeds is unavailable: a stock counter absent from `stats`, or a part
@@ -75,9 +79,13 @@ struct StatusProblem {
 //   `flush_control` is `missing` the module marks every flush and update hook `missing`
 //   itself, so then the one flush_control_missing problem stands for all missing hooks.
 // - `flush_control missing` (not `off`, which the module parameter flush_hooks=0 asks for).
+// - `partial`: the hook counts, but misses the calls of a compiler copy of its function.
+// - `unattributed`, the `caller.unattributed` counter, above 0: calls whose caller another
+//   tracer hid; the caller-filtered counters may be short by up to that many.
 // - `lockdown debugfs`.
 // States and values this tool does not know (a newer module's) are not problems.
 std::vector<StatusProblem> find_status_problems(const VersionInfo& version,
-                                                const std::vector<HookEntry>& hooks);
+                                                const std::vector<HookEntry>& hooks,
+                                                std::optional<std::uint64_t> unattributed = {});
 
 } // namespace memcg_statctl
