@@ -1,3 +1,5 @@
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -54,6 +56,22 @@ TEST(Plot, GnuplotWritesSvgAndPng) {
     std::string magic(4, '\0');
     png.read(magic.data(), 4);
     EXPECT_EQ(magic, "\x89PNG");
+}
+
+// A gnuplot that exits without reading closes the pipe under a script larger than the pipe's
+// buffer: the write fails, which is an error to report, not a SIGPIPE that kills the tool.
+TEST(Plot, GnuplotThatExitsAtOnceIsAnErrorNotASignal) {
+    const testing::TempDir dir;
+    {
+        std::ofstream fake(dir.path() / "gnuplot");
+        fake << "#!/bin/sh\nexit 0\n";
+    }
+    std::filesystem::permissions(dir.path() / "gnuplot", std::filesystem::perms::owner_all);
+    const std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
+    ::setenv("PATH", dir.path().c_str(), 1); // NOLINT(concurrency-mt-unsafe): one thread
+    const std::string big(1 << 20, '#');
+    EXPECT_THROW(run_gnuplot(big, dir.path() / "p.svg"), ToolError);
+    ::setenv("PATH", path.c_str(), 1); // NOLINT(concurrency-mt-unsafe): one thread
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "output/plot.h"
 
+#include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
 
@@ -63,7 +64,38 @@ std::string gnuplot_script(const ComparisonReport& report, const std::filesystem
     return s;
 }
 
+namespace {
+
+// A gnuplot that is missing, or dies early, closes the pipe before the script is written: the
+// write must then fail (EPIPE) and be reported, not kill the tool with SIGPIPE. Blocks SIGPIPE
+// in this thread for its lifetime and drops the one the write raised.
+class SigpipeBlocked {
+public:
+    SigpipeBlocked() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    ~SigpipeBlocked() {
+        const timespec now{};
+        while (sigtimedwait(&pipe_, nullptr, &now) > 0) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlocked(const SigpipeBlocked&) = delete;
+    SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+    SigpipeBlocked(SigpipeBlocked&&) = delete;
+    SigpipeBlocked& operator=(SigpipeBlocked&&) = delete;
+
+private:
+    sigset_t pipe_{};
+    sigset_t old_{};
+};
+
+} // namespace
+
 void run_gnuplot(const std::string& script, const std::filesystem::path& file) {
+    const SigpipeBlocked no_sigpipe;
     FILE* pipe = ::popen("gnuplot", "w"); // NOLINT(cert-env33-c): fixed command, no input
     if (pipe == nullptr) {
         throw ToolError("cannot start gnuplot (apt-get install gnuplot-nox)");
