@@ -9,7 +9,10 @@
 # Every line a lane prints appears at once, prefixed with its target's
 # name, and goes to build/check/TARGET.log. A lane stops at its first
 # failing step; the others run on. At the end: one line per lane, its
-# result and time. Exit: 0 when every lane passed, 1 otherwise.
+# result and time, and the failing lines of each failed lane again (its
+# TAP "not ok" lines, errors, and the log's last lines), so that the end
+# of check's output names the cause even where only that end is kept.
+# Exit: 0 when every lane passed, 1 otherwise.
 source "$(dirname "$0")/../lib.sh"
 
 [ $# -gt 0 ] || die "usage: lanes.sh TARGET..."
@@ -43,5 +46,14 @@ for t in "$@"; do
 		echo "lanes: $t FAILED, exit $lrc (${secs}s): $logs/$t.log"
 		rc=1
 	fi
+done
+for t in "$@"; do
+	read -r lrc _ <"$logs/$t.rc" 2>/dev/null || lrc=1
+	[ "$lrc" = 0 ] && continue
+	echo "lanes: $t, the lines that say why:"
+	grep -nE '^(not ok|# (FAIL|not ok))|FAIL|[Ee]rror|die:|fatal' "$logs/$t.log" |
+		grep -v '^[0-9]*:ok ' | tail -n 30 | sed "s/^/[$t why] /"
+	echo "lanes: $t, its last lines:"
+	tail -n 25 "$logs/$t.log" | sed "s/^/[$t end] /"
 done
 exit "$rc"
