@@ -174,6 +174,11 @@ void mcs_counter_set_present(enum mcs_counter c)
 	set_bit(c, mcs_present);
 }
 
+void mcs_counter_clear_present(enum mcs_counter c)
+{
+	clear_bit(c, mcs_present);
+}
+
 bool mcs_counter_present(enum mcs_counter c)
 {
 	return test_bit(c, mcs_present);

@@ -135,6 +135,12 @@ void mcs_counter_del_sources(void __percpu *base, size_t size);
 void mcs_counter_set_present(enum mcs_counter c);
 
 /**
+ * mcs_counter_clear_present() - stop printing @c in `stats`
+ * @c: a counter no attached hook feeds; its value is kept
+ */
+void mcs_counter_clear_present(enum mcs_counter c);
+
+/**
  * mcs_counter_present() - whether `stats` prints @c
  * @c: the counter
  *

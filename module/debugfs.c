@@ -158,7 +158,8 @@ int mcs_debugfs_init(void)
 	debugfs_create_file("reset", 0200, mcs_dir, NULL, &mcs_reset_fops);
 	for (i = 0; i < mcs_flush_nr_knobs; i++)
 		mcs_debugfs_knob(&mcs_flush_knobs[i]);
-	mcs_debugfs_knob(&mcs_stock_knob);
+	for (i = 0; i < mcs_stock_nr_knobs; i++)
+		mcs_debugfs_knob(&mcs_stock_knobs[i]);
 	return 0;
 }
 

@@ -178,7 +178,8 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 			mcs_counter_set_present(MCS_CALLER_RECOVERED);
 			mcs_counter_set_present(MCS_CALLER_UNATTRIBUTED);
 		}
-		if (h->group != MCS_GRP_UPDATE)
+		/* opt-in counters are listed while attached (their knob) */
+		if (!(h->group & (MCS_GRP_UPDATE | MCS_GRP_OPTIN)))
 			mcs_counter_set_present(h->counter);
 	}
 	h->state = MCS_HOOK_OFF;

@@ -44,6 +44,7 @@ enum mcs_hook_state {
 #define MCS_GRP_REDIRECT BIT(0)	/* flush redirects, from load to unload */
 #define MCS_GRP_STOCK	BIT(1)	/* stock counters, the stock_hooks switch */
 #define MCS_GRP_UPDATE	BIT(2)	/* update side, only while a knob needs it */
+#define MCS_GRP_OPTIN	BIT(3)	/* opt-in counters, each its own switch */
 
 struct mcs_hook {
 	/* Description: filled in by the tables. */

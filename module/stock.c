@@ -35,12 +35,22 @@
  *
  * The stock_hooks knob detaches and re-attaches the whole group; the counter
  * values are kept (only `reset` zeroes them) and other groups are untouched.
+ *
+ * objcg_vmstat.flushes is opt-in (objcg_flush_hooks, default 0): the
+ * function it counts through, (__)mod_memcg_lruvec_state(), runs for every
+ * page-state update (about four times per page fault), while the event it
+ * counts is slab-only and rare on most workloads. Counting it by caller
+ * costs a walk on each of those calls, most of what the default hooks
+ * would add to a fault; the experiments that need it turn it on. While it
+ * is off the counter is not listed in `stats`, so that nothing reads a
+ * zero it did not count.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/moduleparam.h>
 
 #include "compat.h"
+#include "counters.h"
 #include "stock.h"
 
 #define MCS_STOCK_ROW(_gens, _name, _target, _caller, _counter)	\
@@ -50,6 +60,18 @@
 		.caller = _caller,					\
 		.mech = MCS_MECH_COUNT,				\
 		.group = MCS_GRP_STOCK,					\
+		.gens = _gens,						\
+		.counter = _counter,					\
+	}
+
+/* A row of the opt-in group: its own switch, off at load by default. */
+#define MCS_OPTIN_ROW(_gens, _name, _target, _caller, _counter)	\
+	{								\
+		.name = _name,						\
+		.target = _target,					\
+		.caller = _caller,					\
+		.mech = MCS_MECH_COUNT,				\
+		.group = MCS_GRP_OPTIN,					\
 		.gens = _gens,						\
 		.counter = _counter,					\
 	}
@@ -79,13 +101,13 @@ static struct mcs_hook mcs_stock_rows[] = {
 		      MCS_OBJ_STOCK_DRAINS),
 	MCS_STOCK_ROW(ON_61_612, "objcg_vmstat.updates", "mod_objcg_state",
 		      NULL, MCS_OBJCG_VMSTAT_UPDATES),
-	MCS_STOCK_ROW(MCS_ON_61, "objcg_vmstat.flushes",
+	MCS_OPTIN_ROW(MCS_ON_61, "objcg_vmstat.flushes",
 		      "__mod_memcg_lruvec_state", "mod_memcg_lruvec_state",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
-	MCS_STOCK_ROW(MCS_ON_612, "objcg_vmstat.flushes",
+	MCS_OPTIN_ROW(MCS_ON_612, "objcg_vmstat.flushes",
 		      "__mod_memcg_lruvec_state", "mod_objcg_state",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
-	MCS_STOCK_ROW(MCS_ON_612, "objcg_vmstat.flushes",
+	MCS_OPTIN_ROW(MCS_ON_612, "objcg_vmstat.flushes",
 		      "__mod_memcg_lruvec_state", "drain_obj_stock",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
 
@@ -122,10 +144,10 @@ static struct mcs_hook mcs_stock_rows[] = {
 		      NULL, MCS_OBJ_STOCK_DRAINS),
 	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.updates", "__account_obj_stock",
 		      NULL, MCS_OBJCG_VMSTAT_UPDATES),
-	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
+	MCS_OPTIN_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
 		      "mod_memcg_lruvec_state", "__account_obj_stock",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
-	MCS_STOCK_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
+	MCS_OPTIN_ROW(MCS_ON_7X, "objcg_vmstat.flushes",
 		      "mod_memcg_lruvec_state", "drain_obj_stock_slot",
 		      MCS_OBJCG_VMSTAT_FLUSHES),
 };
@@ -135,20 +157,44 @@ struct mcs_hook_table mcs_stock_hooks = {
 	.n = ARRAY_SIZE(mcs_stock_rows),
 };
 
-static bool stock_hooks = true;
-module_param(stock_hooks, bool, 0444);
-MODULE_PARM_DESC(stock_hooks, "Attach the stock counters at load (default 1)");
+/*
+ * The two switches: objcg_vmstat.flushes counts while both are on. Knob
+ * writes are serialised here so that the pair is read and applied as one.
+ */
+static DEFINE_MUTEX(mcs_stock_lock);
+static bool mcs_optin_on;
+
+/* Attach or detach the opt-in rows to match both switches. */
+static int mcs_optin_apply(void)
+{
+	if (mcs_optin_on && mcs_hooks_attached(&mcs_stock_hooks, MCS_GRP_STOCK))
+		return mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_OPTIN);
+	mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_OPTIN);
+	return 0;
+}
 
 static int mcs_stock_set(const char *text)
 {
+	int ret;
 	u64 on;
 
 	if (mcs_knob_parse_u64(text, 0, 1, &on))
 		return -EINVAL;
-	if (on)
-		return mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
-	mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_STOCK);
-	return 0;
+	mutex_lock(&mcs_stock_lock);
+	if (on) {
+		ret = mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
+		if (!ret) {
+			ret = mcs_optin_apply();
+			if (ret)
+				mcs_hooks_detach(&mcs_stock_hooks,
+						 MCS_GRP_STOCK);
+		}
+	} else {
+		mcs_hooks_detach(&mcs_stock_hooks, MCS_GRP_STOCK | MCS_GRP_OPTIN);
+		ret = 0;
+	}
+	mutex_unlock(&mcs_stock_lock);
+	return ret;
 }
 
 static void mcs_stock_show(struct seq_file *m)
@@ -157,17 +203,58 @@ static void mcs_stock_show(struct seq_file *m)
 		   mcs_hooks_attached(&mcs_stock_hooks, MCS_GRP_STOCK));
 }
 
-const struct mcs_knob mcs_stock_knob = {
-	"stock_hooks", mcs_stock_set, mcs_stock_show
+static bool stock_hooks = true;
+module_param(stock_hooks, bool, 0444);
+MODULE_PARM_DESC(stock_hooks, "Attach the stock counters at load (default 1)");
+
+static bool objcg_flush_hooks;
+module_param(objcg_flush_hooks, bool, 0444);
+MODULE_PARM_DESC(objcg_flush_hooks,
+		 "Count objcg_vmstat.flushes too, while stock_hooks is 1 (default 0: it costs a walk on every page-state update)");
+
+static int mcs_optin_set(const char *text)
+{
+	bool was;
+	int ret;
+	u64 on;
+
+	if (mcs_knob_parse_u64(text, 0, 1, &on))
+		return -EINVAL;
+	mutex_lock(&mcs_stock_lock);
+	was = mcs_optin_on;
+	mcs_optin_on = on;
+	ret = mcs_optin_apply();
+	if (ret)
+		mcs_optin_on = was;
+	else if (on && mcs_hooks_resolved(&mcs_stock_hooks, MCS_GRP_OPTIN))
+		mcs_counter_set_present(MCS_OBJCG_VMSTAT_FLUSHES);
+	else
+		mcs_counter_clear_present(MCS_OBJCG_VMSTAT_FLUSHES);
+	mutex_unlock(&mcs_stock_lock);
+	return ret;
+}
+
+static void mcs_optin_show(struct seq_file *m)
+{
+	seq_printf(m, "%d\n", READ_ONCE(mcs_optin_on));
+}
+
+const struct mcs_knob mcs_stock_knobs[] = {
+	{ "stock_hooks", mcs_stock_set, mcs_stock_show },
+	{ "objcg_flush_hooks", mcs_optin_set, mcs_optin_show },
 };
+
+const unsigned int mcs_stock_nr_knobs = ARRAY_SIZE(mcs_stock_knobs);
 
 int mcs_stock_init(void)
 {
 	int ret = mcs_hook_table_init(&mcs_stock_hooks);
 
-	if (ret || !stock_hooks)
+	if (ret)
 		return ret;
-	ret = mcs_hooks_attach(&mcs_stock_hooks, MCS_GRP_STOCK);
+	ret = mcs_optin_set(objcg_flush_hooks ? "1" : "0");
+	if (!ret && stock_hooks)
+		ret = mcs_stock_set("1");
 	if (ret)
 		mcs_hook_table_exit(&mcs_stock_hooks);
 	return ret;

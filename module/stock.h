@@ -6,7 +6,8 @@
 #include "knob.h"
 
 extern struct mcs_hook_table mcs_stock_hooks;
-extern const struct mcs_knob mcs_stock_knob;
+extern const struct mcs_knob mcs_stock_knobs[];
+extern const unsigned int mcs_stock_nr_knobs;
 
 int mcs_stock_init(void);
 void mcs_stock_exit(void);

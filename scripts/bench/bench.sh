@@ -16,7 +16,8 @@
 # Knobs (environment): MCS_BENCH_ROUNDS (3), MCS_BENCH_K (measured batches
 # per run, 15), MCS_BENCH_WARMUP (1), MCS_BENCH_N_PAGE_FAULT (4096 pages),
 # MCS_BENCH_N_SLAB (2000 files), MCS_BENCH_N_STAT_READER (400 reads),
-# MCS_BENCH_CONFIGS (absent off stock flush update default kprobe bpftrace),
+# MCS_BENCH_CONFIGS (absent off stock flush update default optin kprobe bpftrace;
+# empty, the control module, on request),
 # MCS_BENCH_DIR (build/bench).
 # Exit: 0 measured and every budget met, 1 a budget missed or the run
 # failed.
@@ -28,7 +29,7 @@ mkdir -p "$B"
 start=$(date +%s)
 
 rounds=${MCS_BENCH_ROUNDS:-3}
-configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default kprobe bpftrace}
+configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default optin kprobe bpftrace}
 workloads="page-fault slab stat-reader"
 
 # 1. The QEMU plugin that counts guest instructions between markers.
@@ -44,6 +45,18 @@ ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
 flush_hooks=0
 modinfo -F parm "$ko" | grep -q '^flush_hooks:' && flush_hooks=1
 log "module $ko (flush_hooks parameter: $([ $flush_hooks = 1 ] && echo yes || echo no))"
+# The control module of the `empty` configuration: nothing but as many
+# bytes as memcg_statctl.ko's text, data and bss (scripts/bench/control).
+files=()
+if [[ " $configs " == *" empty "* ]]; then
+	pad=$(size "$ko" | awk 'NR == 2 { print $4 }')
+	rm -rf "$B/control"
+	cp -r "$MCS_ROOT/scripts/bench/control" "$B/control"
+	echo "#define MCS_PAD_BYTES $pad" >"$B/control/pad.h"
+	control=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$B/control")
+	log "control module $control ($pad bytes of padding)"
+	files+=("$control=/lib/mcs_control.ko")
+fi
 
 # 3. The guest.
 cat >"$B/params" <<EOT
@@ -57,7 +70,7 @@ K=${MCS_BENCH_K:-15}
 WARMUP=${MCS_BENCH_WARMUP:-1}
 FLUSH_HOOKS=$flush_hooks
 EOT
-files=("$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench"
+files+=("$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench"
 	"$B/params=/bench/params")
 # bpftrace with the libraries ldd names (initramfs.sh); it needs nothing
 # else from the root: BTF, tracefs and a /tmp come from the guest's kernel

@@ -9,7 +9,8 @@
 # Parameters come from /bench/params (written by scripts/bench/bench.sh):
 #   ROUNDS CONFIGS WORKLOADS N_<workload> K WARMUP, FLUSH_HOOKS (1: the
 #   module has the flush_hooks parameter).
-# Configurations: absent off stock flush update default kprobe bpftrace,
+# Configurations: absent off stock flush update default optin kprobe bpftrace,
+# empty (a module that does nothing, of memcg_statctl's size: a control),
 # and for diagnosis kp:FUNC[,FUNC...] (kprobes + hist triggers on those
 # functions). bpftrace counts the same functions as kprobe with Debian's
 # bpftrace (kfunc: probes, i.e. fentry, and per-cpu count() maps); a function
@@ -258,6 +259,8 @@ setup() { # CONFIG
 	flush) insmod $KO stock_hooks=0 ;;
 	update) insmod $KO stock_hooks=0 flush_mode=threshold ;;
 	default) insmod $KO ;;
+	optin) insmod $KO objcg_flush_hooks=1 ;;
+	empty) insmod /lib/mcs_control.ko ;;
 	kprobe) kprobes_on $KPROBES ;;
 	bpftrace) bpftrace_on ;;
 	kp:*) kprobes_on $(echo "${1#kp:}" | tr , ' ') ;;
@@ -270,6 +273,7 @@ teardown() { # CONFIG
 	absent) ;;
 	kprobe | kp:*) kprobes_off ;;
 	bpftrace) bpftrace_off ;;
+	empty) rmmod mcs_control ;;
 	*) rmmod memcg_statctl ;;
 	esac
 }
@@ -279,7 +283,7 @@ teardown() { # CONFIG
 # one counter on one function differ only by their caller.
 hits() { # CONFIG
 	case $1 in
-	absent) ;;
+	absent | empty) ;;
 	kprobe | kp:*)
 		for f in $probes; do
 			echo "kprobe.$f $(sed -n 's/^ *Hits: //p' "$T/events/mcsbench/$f/hist")"
@@ -323,9 +327,9 @@ while [ "$r" -le "$ROUNDS" ]; do
 		# 2: not available on this kernel (the reason printed)
 		[ "$rc" = 2 ] && continue
 		[ "$rc" = 0 ] || exit 1
-		if [ "$r" = 1 ] && [ "$c" != absent ] && [ "$c" != kprobe ] &&
+		if [ "$r" = 1 ] && [ "$c" != absent ] && [ "$c" != empty ] && [ "$c" != kprobe ] &&
 			[ "$c" != bpftrace ] && [ "${c#kp:}" = "$c" ]; then
-			echo "# $c: stock_hooks=$(cat $D/stock_hooks) update_flush_every=$(cat $D/update_flush_every) flush_mode=$(cat $D/flush_mode)"
+			echo "# $c: stock_hooks=$(cat $D/stock_hooks) objcg_flush_hooks=$(cat $D/objcg_flush_hooks) update_flush_every=$(cat $D/update_flush_every) flush_mode=$(cat $D/flush_mode)"
 			awk '{ print "# " $1, $2, $3, $5 }' $D/hooks
 		fi
 		for w in $WORKLOADS; do

@@ -88,7 +88,7 @@ static int test_files_and_modes(void)
 {
 	static const char *const knobs[] = {
 		"flush_mode", "flush_threshold", "flush_period_ms",
-		"update_flush_every", "stock_hooks",
+		"update_flush_every", "stock_hooks", "objcg_flush_hooks",
 	};
 	char buf[64];
 	struct stat st;

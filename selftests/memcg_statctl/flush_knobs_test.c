@@ -95,6 +95,7 @@ static const struct knob knobs[] = {
 	{ "flush_period_ms", period_good, period_bad },
 	{ "update_flush_every", every_good, every_bad },
 	{ "stock_hooks", stock_good, stock_bad },
+	{ "objcg_flush_hooks", stock_good, stock_bad },
 };
 
 static int knob_get(const char *name, char *buf, size_t size)

@@ -406,9 +406,15 @@ static bool flush_available(void)
 	       !strcmp(v, "available");
 }
 
-/* Every counting row attached: stock and update side. */
+/* Parameters that load the module with every counting row attached. */
+#define ALL_ROWS	"flush_mode=threshold objcg_flush_hooks=1"
+
+/* Every counting row attached: stock, opt-in and update side. */
 static int all_rows(void)
 {
+	if (statctl_has("objcg_flush_hooks") &&
+	    statctl_write("objcg_flush_hooks", "1", 1) != 1)
+		return -1;
 	if (flush_available() && set_mode("threshold"))
 		return -1;
 	return rows_select();
@@ -432,7 +438,7 @@ static int test_before_load(void)
 
 	if (all_rows() || reload(NULL) || probes_add())
 		goto out;
-	if (reload("flush_mode=threshold"))
+	if (reload(ALL_ROWS))
 		goto out;
 	bad = mechs_are("direct", NULL, NULL);
 	if (!bad)
@@ -457,7 +463,7 @@ static int test_bpf_at_load(void)
 		diag("BPF fentry on %s: %s", BPF_TARGET, strerror(-link));
 		goto out;
 	}
-	if (!reload("flush_mode=threshold"))
+	if (!reload(ALL_ROWS))
 		ret = oracle_run(BPF_TARGET, "ftrace");
 	reload(NULL);
 	close(link);
@@ -575,7 +581,7 @@ static int test_ipmodify(void)
 		bad++;
 	bad += mechs_are("direct", NULL, NULL);
 	/* the module joins the peer */
-	if (reload(NULL) || peer_load() || reload("flush_mode=threshold"))
+	if (reload(NULL) || peer_load() || reload(ALL_ROWS))
 		goto out;
 	bad += mechs_are("direct", BPF_TARGET, "direct+ipmodify");
 	if (module_unload(PEER_NAME, 10000))
@@ -604,5 +610,6 @@ int main(void)
 	require_module();
 	if (!tracefs())
 		ksft_exit_skip("no tracefs\n");
+	objcg_flush_hooks_on();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

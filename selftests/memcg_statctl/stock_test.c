@@ -17,6 +17,9 @@
  * hook needs (objcg_vmstat.flushes on the debug kernel): stock_hooks_switch
  * then judges the hooks and counters the kernel has, and
  * obj_stock_tmpfs_files the others.
+ *
+ * objcg_vmstat.flushes is opt-in (objcg_flush_hooks): the program turns it
+ * on for its run, and objcg_flush_switch checks the switch itself.
  */
 #define _GNU_SOURCE
 
@@ -560,6 +563,106 @@ restore:
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/* ---- the objcg_flush_hooks switch --------------------------------------- */
+
+static const char *const flush_rows[] = { "objcg_vmstat.flushes" };
+
+static int optin_write(const char *knob, const char *val)
+{
+	ssize_t r = statctl_write(knob, val, strlen(val));
+
+	if (r != (ssize_t)strlen(val)) {
+		diag("write %s to %s: %zd", val, knob, r);
+		return 1;
+	}
+	return 0;
+}
+
+/* objcg_vmstat.flushes listed in `stats` (@listed) and its rows in @state */
+static int optin_is(bool listed, const char *state, const char *when)
+{
+	uint64_t v;
+	bool is = !stat_get("objcg_vmstat.flushes", &v);
+	int bad = hooks_present_state_is(flush_rows, 1, state);
+
+	if (is != listed) {
+		diag("%s: objcg_vmstat.flushes %s in stats", when,
+		     is ? "listed" : "not listed");
+		bad++;
+	}
+	if (bad)
+		diag("%s: want rows %s, counter %s", when, state,
+		     listed ? "listed" : "not listed");
+	return bad;
+}
+
+/*
+ * objcg_vmstat.flushes counts while objcg_flush_hooks and stock_hooks are
+ * both 1; the counter is listed while objcg_flush_hooks is 1, and keeps
+ * its value while it is not. The switch takes 0 and 1 only.
+ */
+static int test_optin_switch(void)
+{
+	char stock[8], optin[8];
+	struct stats s0, s1, s2, t0, t1;
+	uint64_t v0, v1;
+	int bad = 0;
+
+	if (!statctl_has("objcg_flush_hooks") || !statctl_has("stock_hooks"))
+		return KSFT_SKIP;
+	if (hooks_present_state_is(flush_rows, 1, "attached")) {
+		diag("objcg_vmstat.flushes missing here, or off at the start");
+		return KSFT_SKIP;
+	}
+	if (statctl_read_line("stock_hooks", stock, sizeof(stock)) ||
+	    statctl_read_line("objcg_flush_hooks", optin, sizeof(optin)))
+		return KSFT_FAIL;
+	if (statctl_write("objcg_flush_hooks", "2", 1) != -EINVAL) {
+		diag("objcg_flush_hooks accepted 2, or failed other than EINVAL");
+		bad++;
+	}
+	if (stats_read(&s0))
+		return KSFT_FAIL;
+	bad += optin_write("objcg_flush_hooks", "0\n");
+	bad += optin_is(false, "off", "objcg_flush_hooks=0");
+	/* stock_hooks=1 again must not bring the opt-in rows back */
+	bad += optin_write("stock_hooks", "0") + optin_write("stock_hooks", "1");
+	bad += optin_is(false, "off", "objcg_flush_hooks=0, stock_hooks 0 then 1");
+	/* opt-in on with the stock hooks off: listed, but not attached */
+	bad += optin_write("stock_hooks", "0");
+	bad += optin_write("objcg_flush_hooks", "1");
+	bad += optin_is(true, "off", "objcg_flush_hooks=1 stock_hooks=0");
+	/* kept while unlisted (s0: before), and counting nothing detached */
+	if (stats_read(&s1) || run_files(&t0, &t1, &s2)) {
+		bad++;
+		goto restore;
+	}
+	if (stats_get(&s0, "objcg_vmstat.flushes", &v0) ||
+	    stats_get(&s1, "objcg_vmstat.flushes", &v1) || v1 < v0) {
+		diag("objcg_vmstat.flushes lost its value while unlisted");
+		bad++;
+	}
+	if (stats_delta(&s1, &s2, "objcg_vmstat.flushes")) {
+		diag("objcg_vmstat.flushes +%" PRIu64 " with stock_hooks=0",
+		     stats_delta(&s1, &s2, "objcg_vmstat.flushes"));
+		bad++;
+	}
+	bad += optin_write("stock_hooks", "1");
+	bad += optin_is(true, "attached", "both switches 1");
+	if (run_files(&s0, &s1, &s2)) {
+		bad++;
+		goto restore;
+	}
+	if (!stats_delta(&s1, &s2, "objcg_vmstat.flushes")) {
+		diag("objcg_vmstat.flushes +0 over the files workload, attached");
+		bad++;
+	}
+restore:
+	statctl_write("objcg_flush_hooks", optin, strlen(optin));
+	statctl_write("stock_hooks", stock, strlen(stock));
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 /* ---- load, workload, unload, reload ------------------------------------ */
 
 static int counters_near_zero(const char *when)
@@ -628,11 +731,13 @@ static const struct test tests[] = {
 	{ test_charge_turns, "charge_stock_memcgs_take_turns_one_cpu" },
 	{ test_obj_files, "obj_stock_tmpfs_files" },
 	{ test_stock_switch, "stock_hooks_switch" },
+	{ test_optin_switch, "objcg_flush_switch" },
 	{ test_stock_reload, "stock_counters_reload" },
 };
 
 int main(void)
 {
 	require_module();
+	objcg_flush_hooks_on();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

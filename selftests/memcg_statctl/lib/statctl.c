@@ -46,6 +46,32 @@ int statctl_read_line(const char *file, char *buf, size_t size)
 	return 0;
 }
 
+static char objcg_flush_saved[8];
+
+static void objcg_flush_restore(void)
+{
+	statctl_write("objcg_flush_hooks", objcg_flush_saved,
+		      strlen(objcg_flush_saved));
+}
+
+int objcg_flush_hooks_on(void)
+{
+	ssize_t w;
+	int r;
+
+	if (!statctl_has("objcg_flush_hooks"))
+		return -ENOENT;
+	r = statctl_read_line("objcg_flush_hooks", objcg_flush_saved,
+			      sizeof(objcg_flush_saved));
+	if (r)
+		return r;
+	w = statctl_write("objcg_flush_hooks", "1", 1);
+	if (w != 1)
+		return w < 0 ? (int)w : -EIO;
+	atexit(objcg_flush_restore);
+	return 0;
+}
+
 bool statctl_has(const char *file)
 {
 	char path[256];

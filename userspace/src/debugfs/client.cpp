@@ -30,12 +30,13 @@ int write_whole_file(const std::filesystem::path& path, std::string_view data) {
 
 std::optional<std::string_view> knob_accepted_values(std::string_view knob) {
     // module/ABI.md, "Knobs" (a unit test compares the two).
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> values = {{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> values = {{
         {"flush_mode", "kernel, threshold, always or never"},
         {"flush_threshold", "0 .. 2^62 pending updates"},
         {"flush_period_ms", "0 (no periodic flush) or 10 .. 3600000"},
         {"update_flush_every", "0 (off) .. 2^24"},
         {"stock_hooks", "0 or 1"},
+        {"objcg_flush_hooks", "0 or 1"},
     }};
     const auto* const it =
         std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == knob; });

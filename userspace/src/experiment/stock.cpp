@@ -76,6 +76,9 @@ ComparisonReport by_workload(const ComparisonReport& slab, const ComparisonRepor
 
 void run_objstock(Experiment& e, ExperimentResult& r) {
     e.set_fixed("stock_hooks", "1");
+    // objcg_vmstat.flushes is opt-in (its hook runs on every page-state update); the
+    // previous value comes back at the end, like every fixed knob's.
+    e.set_fixed("objcg_flush_hooks", "1");
     std::vector<double> slab_miss_pct; // per run of the slab job
     std::vector<Job> jobs{
         {.make = [] { return workload("slab", "anon", "/tmp"); },

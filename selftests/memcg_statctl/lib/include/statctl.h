@@ -14,6 +14,14 @@ bool statctl_has(const char *file);
 /* A one-line file's value without its newline; -errno, -EPROTO if not one line. */
 int statctl_read_line(const char *file, char *buf, size_t size);
 
+/*
+ * Turn the opt-in objcg_flush_hooks switch on for the rest of the program
+ * and put its value back at exit: a test of every counter or every row
+ * needs objcg_vmstat.flushes, which is off by default. 0, or -errno
+ * (-ENOENT: no such switch).
+ */
+int objcg_flush_hooks_on(void);
+
 /* ---- stats ---------------------------------------------------------- */
 #define STATS_MAX	128
 #define NAME_LEN	64
