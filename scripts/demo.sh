@@ -11,7 +11,7 @@ mkdir -p "$work"
 hold_lock "$work.lock" "demo on $kver in $work"
 [ -x "$MCS_BUILD/userspace/memcg-statctl" ] ||
 	die "build the tool first: make userspace"
-"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/vm/job-demo.sh" \
+"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/guest/job-demo.sh" \
 	"$work/initramfs.cpio.gz"
 "$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
 	"$work/console.log" >/dev/null

@@ -57,7 +57,7 @@ job=$work/job-$name.sh
 	echo "EXP_ARGS='$args'"
 	[ "$count_insns" = 1 ] && echo "EXP_INSN_TTY='/dev/ttyS1'"
 	grep -v -e '^#!' -e '^EXP_NAME=' -e '^EXP_ARGS=' -e '^EXP_INSN_TTY=' \
-		"$MCS_ROOT/scripts/vm/job-experiment.sh"
+		"$MCS_ROOT/scripts/guest/job-experiment.sh"
 } >"$job"
 # Debian's /usr/bin/gnuplot is an alternatives symlink, which the initramfs
 # would carry as a dangling link: offer guest-stage.sh the real binary.

@@ -109,7 +109,7 @@ kernel_name() {
 # Files from a guest. The guest has no file system shared with the host: its
 # only disk is the initramfs, in RAM and gone at power-off, and QEMU gives it
 # no disk, 9p or network. So a guest job sends files with mcs-send-files
-# (scripts/vm/guest-send-files.sh, in every initramfs guest-stage.sh builds): a
+# (scripts/guest/send-files.sh, in every initramfs guest-stage.sh builds): a
 # gzip-compressed tar in base64 between marker lines on the serial console,
 # which vm-boot.sh keeps in the console log.
 #
@@ -182,7 +182,7 @@ console_receive_files() {
 }
 
 # console_job_output LOG: what the guest job printed, from the console log
-# LOG of a guest-init.sh boot: without the kernel log and without the blocks
+# LOG of a scripts/guest/init.sh boot: without the kernel log and without the blocks
 # of files (console_receive_files reads those).
 console_job_output() {
 	sed -n '/=== MCS-GUEST-START/,/=== MCS-DMESG-BEGIN/p' "$1" | sed '1d;$d' |

@@ -7,7 +7,7 @@
 # static guest program scripts/bench/mcs-bench.c, boots Debian's stock
 # kernel KVER (default 6.1) once with one vCPU under TCG with -icount and
 # the plugin, runs every workload under every configuration, R rounds
-# interleaved (scripts/bench/job-bench.sh), and prints the table and the
+# interleaved (scripts/guest/job-bench.sh), and prints the table and the
 # budgets; the table also goes to build/bench/result.md. The configurations
 # kprobe and bpftrace count the same kernel functions without the module,
 # with tracefs kprobes + hist triggers and with Debian's bpftrace (kfunc:
@@ -81,7 +81,7 @@ if [[ " $configs " == *" bpftrace "* ]]; then
 	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")
 fi
 MCS_GUEST_KMODS="" "$MCS_ROOT/scripts/vm/initramfs.sh" "$B/initramfs.cpio.gz" \
-	"$MCS_ROOT/scripts/bench/job-bench.sh" "$kver" "${files[@]}"
+	"$MCS_ROOT/scripts/guest/job-bench.sh" "$kver" "${files[@]}"
 
 # One vCPU; -icount ties the guest's clocks (timer ticks, the 2 s periodic
 # flush) to instructions, so a batch sees the same number of ticks whatever

@@ -3,7 +3,7 @@
 # guest booting Debian's KVER (default 6.1). Builds the package on the host
 # (scripts/kernels/ksft-package.sh: a kernel tree's `make TARGETS=memcg_statctl
 # gen_tar`, with the module built for KVER inside), boots it with the
-# guest job scripts/vm/job-kselftest.sh, and judges what kselftest's own
+# guest job scripts/guest/job-kselftest.sh, and judges what kselftest's own
 # run_kselftest.sh printed:
 #   - without the module (the package's .ko removed, no DKMS): every test
 #     "ok ... # SKIP" (the runner says so only for exit status 4), one
@@ -51,7 +51,7 @@ files+=("$jq=/usr/bin/jq")
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver" >&2
 MCS_GUEST_KMODS=${MCS_GUEST_KMODS-"loop ext4 zram crc32c_generic"} \
 	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \
-	"$MCS_ROOT/scripts/vm/job-kselftest.sh" "$kver" "${files[@]}"
+	"$MCS_ROOT/scripts/guest/job-kselftest.sh" "$kver" "${files[@]}"
 "$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" >/dev/null || true
 
 fail=0

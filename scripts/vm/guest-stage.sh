@@ -23,7 +23,7 @@ ko=$("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver")
 files=("$ko=/lib/memcg_statctl.ko" "$MCS_BUILD/selftests=/selftests")
 # The guest shares no file system with the host: a job sends files back over
 # the console with mcs-send-files (console_receive_files in lib.sh on the host).
-files+=("$MCS_ROOT/scripts/vm/guest-send-files.sh=/usr/bin/mcs-send-files")
+files+=("$MCS_ROOT/scripts/guest/send-files.sh=/usr/bin/mcs-send-files")
 # The selftests' helper modules, in /lib beside the module.
 for peer in $("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer"); do
 	files+=("$peer=/lib/$(basename "$peer")")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # initramfs.sh OUT.cpio.gz JOB.sh KVER FILE...: build the guest's initramfs:
-# busybox-static, /init (guest-init.sh), /job.sh, and each FILE (as
+# busybox-static, /init (scripts/guest/init.sh), /job.sh, and each FILE (as
 # SRC=DEST, DEST absolute in the guest) with the shared libraries it needs.
 # Kernel modules named in $MCS_GUEST_KMODS come from the image package,
 # with their dependencies, for modprobe in the guest.
@@ -18,7 +18,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,run,etc}
 # busybox-static's /bin/busybox: no libraries needed.
 cp /bin/busybox "$stage/bin/busybox"
-install -m 0755 "$MCS_ROOT/scripts/vm/guest-init.sh" "$stage/init"
+install -m 0755 "$MCS_ROOT/scripts/guest/init.sh" "$stage/init"
 install -m 0755 "$job" "$stage/job.sh"
 
 # Copy a file and, for a dynamic ELF, the libraries ldd names.
