@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 #include "exit_code.h"
 #include "fake_debugfs.h"
 

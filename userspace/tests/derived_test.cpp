@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "debugfs/abi_parsers.h"
 #include "debugfs/counters.h"
 
 namespace memcg_statctl {

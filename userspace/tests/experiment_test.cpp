@@ -8,12 +8,9 @@
 
 #include "cli_runner.h"
 #include "experiment/experiment.h"
-#include "experiment/flush.h"
 #include "experiment/probe.h"
+#include "experiment/recipes.h"
 #include "experiment/runner.h"
-#include "experiment/staleness.h"
-#include "experiment/stock.h"
-#include "experiment/threshold.h"
 #include "fake_debugfs.h"
 #include "output/plot.h"
 #include "run/sweep.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 #include "output/output.h"
 #include "run/sweep.h"
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 #include "debugfs/status.h"
 #include "exit_code.h"
 #include "fake_debugfs.h"

@@ -12,14 +12,13 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
 #include "run/environment.h"
 #include "text_util.h"
 
 namespace memcg_statctl {
 namespace {
 
-// "--duration must be > 0" for a failed check of command.h, which CLI11 reports as
+// "--duration must be > 0" for a failed check of cli.h, which CLI11 reports as
 // "--duration: must be > 0"; nullopt for every other parse error.
 std::optional<std::string> option_check_message(const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::ValidationError*>(&e) == nullptr) {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "compare/table.h"
 #include "exit_code.h"
 #include "output/plot.h"

@@ -1,7 +1,7 @@
 // `experiment NAME`: its options; experiment/runner.h runs it.
 #include <fmt/format.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "experiment/runner.h"
 
 namespace memcg_statctl {

@@ -1,7 +1,7 @@
 // `get`, `set`, `reset`: the module's knobs, discovered from its debugfs directory.
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 
 namespace memcg_statctl {
 

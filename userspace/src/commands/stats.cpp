@@ -1,7 +1,7 @@
 // `stats`: the module's counters with derived values, once or as per-interval rates.
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "debugfs/counters.h"
 #include "run/environment.h"
 

@@ -4,7 +4,7 @@
 
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 
 namespace memcg_statctl {
 

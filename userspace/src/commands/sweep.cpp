@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "output/plot.h"
 #include "output/result_schema.h"
 #include "run/environment.h"

@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "debugfs/abi_parsers.h"
 #include "debugfs/counters.h"
 #include "debugfs/status.h"
 

@@ -1,5 +1,7 @@
-// The module's counters as read from `stats`: names in file order, u64 values.
-// Order is kept because the module groups related counters; lookup is by name.
+// What the module's debugfs files say (module/ABI.md): the strict parsers of `version`,
+// `hooks` and `stats`, the counters as read from `stats` (names in file order, u64 values;
+// order is kept because the module groups related counters, lookup is by name) and the
+// values derived from them.
 #pragma once
 
 #include <cstdint>
@@ -55,5 +57,30 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
 
 // The value named `name` among `values`; nullopt when absent or undefined.
 std::optional<double> derived_value(const std::vector<DerivedValue>& values, std::string_view name);
+
+// Strict parsers for the debugfs files described in module/ABI.md. A line that does not
+// match the format throws ToolError naming the file and line; unknown keys, counters and
+// hook states are accepted so a newer module works with this tool.
+// The ABI version this tool understands (`abi` key of the `version` file).
+inline constexpr std::uint64_t supported_abi = 1;
+
+struct VersionInfo {
+    std::vector<std::pair<std::string, std::string>> entries; // file order
+    std::string get(std::string_view key) const;              // "" when absent
+};
+
+struct HookEntry {
+    std::string name;
+    std::string target;
+    std::string caller; // "-" when every call counts
+    std::string mechanism;
+    std::string state; // attached | off | missing | failed | (newer states)
+    std::uint64_t hits = 0;
+    friend bool operator==(const HookEntry&, const HookEntry&) = default;
+};
+
+VersionInfo parse_version(std::string_view text);
+std::vector<HookEntry> parse_hooks(std::string_view text);
+Counters parse_stats(std::string_view text);
 
 } // namespace memcg_statctl

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 
 namespace memcg_statctl {
 

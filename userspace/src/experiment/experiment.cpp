@@ -4,10 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "experiment/flush.h"
-#include "experiment/staleness.h"
-#include "experiment/stock.h"
-#include "experiment/threshold.h"
+#include "experiment/recipes.h"
 #include "output/result_schema.h"
 #include "text_util.h"
 

@@ -1,9 +1,8 @@
 // The flush-policy recipes: update-flush (docs/background.md#update-path-flush) and
 // reader-flush (docs/background.md#flush-only-if-updated).
-#include "experiment/flush.h"
-
 #include <fmt/format.h>
 
+#include "experiment/recipes.h"
 #include "experiment/runner.h"
 
 namespace memcg_statctl {

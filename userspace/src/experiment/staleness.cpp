@@ -1,7 +1,5 @@
 // The staleness recipe (docs/background.md#per-memcg-threshold): the staleness-versus-cost
 // curve of flush_threshold, beside the other flush_mode values.
-#include "experiment/staleness.h"
-
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -9,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "experiment/probe.h"
+#include "experiment/recipes.h"
 #include "output/plot.h"
 #include "statistics.h"
 #include "text_util.h"

@@ -1,13 +1,12 @@
 // The stock recipes: objstock (docs/background.md#obj-stock-vmstat, the object stock's objcg
 // vmstat miss rate) and readtwice (docs/background.md#per-memcg-lru-lock, throughput by
 // cgroup count).
-#include "experiment/stock.h"
-
 #include <functional>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "experiment/recipes.h"
 #include "experiment/runner.h"
 #include "statistics.h"
 #include "text_util.h"

@@ -1,13 +1,12 @@
 // The flush-threshold recipe (docs/background.md#per-memcg-threshold): cost and staleness
 // by flush_threshold, on the staleness probe.
-#include "experiment/threshold.h"
-
 #include <algorithm>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "experiment/probe.h"
+#include "experiment/recipes.h"
 #include "text_util.h"
 
 namespace memcg_statctl {

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cgroup/memory_stat.h"
-#include "debugfs/abi_parsers.h"
 #include "debugfs/counters.h"
 #include "debugfs/status.h"
 #include "statistics.h"

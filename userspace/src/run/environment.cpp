@@ -9,7 +9,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
-#include "debugfs/abi_parsers.h"
+#include "debugfs/counters.h"
 
 #ifndef MEMCG_STATCTL_VERSION
 #error "MEMCG_STATCTL_VERSION is set by CMakeLists.txt from module/version.h"

@@ -9,7 +9,7 @@
 #include <fmt/ostream.h>
 
 #include "cgroup/hierarchy.h"
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "debugfs/counters.h"
 #include "run/signal_guard.h"
 #include "text_util.h"

@@ -16,7 +16,7 @@
 
 #include "cgroup/backend.h"
 #include "cgroup/placement.h"
-#include "commands/command.h"
+#include "commands/cli.h"
 #include "output/reports.h"
 #include "workloads/command.h"
 #include "workloads/workload.h"
