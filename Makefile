@@ -34,8 +34,20 @@ help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 	@echo "kernels (KVER, or KVER-FLAVOUR; scripts/kernels/kernels.tsv): $(KERNELS)"
 
+# Without the kernel's build directory kbuild would only say "No such file
+# or directory": say first which headers are missing and how to get them.
 ## make [module] [KDIR=...]   build memcg_statctl.ko (default: running kernel)
 module:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		if [ "$(origin KDIR)" = file ]; then \
+			echo "make module: no kernel build directory at $(KDIR): the headers of the running kernel ($$(uname -r)) are not installed." >&2; \
+		else \
+			echo "make module: KDIR=$(KDIR) is not a kernel build directory (no Makefile there)." >&2; \
+		fi; \
+		echo "  On Debian/Ubuntu: apt-get install linux-headers-$$(uname -r)" >&2; \
+		echo "  Elsewhere: install the headers package of the running kernel, or pass KDIR=/path/to/kernel/build" >&2; \
+		exit 1; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 ## make userspace             build the memcg-statctl tool and its unit tests
