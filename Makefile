@@ -50,10 +50,14 @@ module:
 	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# One build at a time: check's two lanes both need the tool (vmtest,
+# check-kselftest, readme-check), and two CMake runs in one build tree race.
 ## make userspace             build the memcg-statctl tool and its unit tests
 userspace:
-	cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release
-	cmake --build $(USERSPACE_BUILD) -j$(shell nproc)
+	mkdir -p $(BUILD)
+	flock $(BUILD)/.userspace.lock sh -c '\
+		cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release && \
+		cmake --build $(USERSPACE_BUILD) -j$(shell nproc)'
 
 ## make unit                  run the unit tests (no root, no module)
 unit: userspace
@@ -70,11 +74,13 @@ checkpatch:
 		-f module/*.c module/*.h module/*.S
 
 # The module build of `check` is against the guest kernel's Debian headers
-# (the host's own kernel may have none); vmtest does it before booting.
+# (the host's own kernel may have none); vmtest does it before booting. It
+# builds the tool first: the suite's tool_test.sh tests it (and skips
+# without it).
 ## make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;
 ##                            TESTS="NAME..." runs only those selftest programs;
 ##                            FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)
-vmtest:
+vmtest: userspace
 	MCS_TESTS="$(TESTS)" MCS_FLAVOUR="$(FLAVOUR)" scripts/vm/vmtest.sh $(KVER)
 
 # The selftests as a kselftest TARGET of a kernel tree (Debian's
