@@ -98,9 +98,9 @@ kselftest-package:
 check-kselftest: userspace
 	MCS_TESTS="$(TESTS)" scripts/checks/kselftest-check.sh $(KVER)
 
-# The README's "Installing on a test machine", word for word, in a guest
+# docs/install.md ("Installing on a test machine"), word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
-## make readme-check          follow the README's install section word for word in a 6.1 guest
+## make readme-check          follow docs/install.md word for word in a 6.1 guest
 readme-check: userspace
 	scripts/checks/readme-check.sh 6.1
 
