@@ -77,7 +77,7 @@ checkpatch:
 # (the host's own kernel may have none); vmtest does it before booting. It
 # builds the tool first: the suite's tool_test.sh tests it (and skips
 # without it).
-## make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;
+## make vmtest [KVER=6.1]     build the tool, run the kernel-side tests in a QEMU guest;
 ##                            TESTS="NAME..." runs only those selftest programs;
 ##                            FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)
 vmtest: userspace
