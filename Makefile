@@ -34,14 +34,30 @@ help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 	@echo "kernels (KVER, or KVER-FLAVOUR; scripts/kernels/kernels.tsv): $(KERNELS)"
 
+# Without the kernel's build directory kbuild would only say "No such file
+# or directory": say first which headers are missing and how to get them.
 ## make [module] [KDIR=...]   build memcg_statctl.ko (default: running kernel)
 module:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		if [ "$(origin KDIR)" = file ]; then \
+			echo "make module: no kernel build directory at $(KDIR): the headers of the running kernel ($$(uname -r)) are not installed." >&2; \
+		else \
+			echo "make module: KDIR=$(KDIR) is not a kernel build directory (no Makefile there)." >&2; \
+		fi; \
+		echo "  On Debian/Ubuntu: apt-get install linux-headers-$$(uname -r)" >&2; \
+		echo "  Elsewhere: install the headers package of the running kernel, or pass KDIR=/path/to/kernel/build" >&2; \
+		exit 1; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# One build at a time: check's two lanes both need the tool (vmtest,
+# check-kselftest, readme-check), and two CMake runs in one build tree race.
 ## make userspace             build the memcg-statctl tool and its unit tests
 userspace:
-	cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release
-	cmake --build $(USERSPACE_BUILD) -j$(shell nproc)
+	mkdir -p $(BUILD)
+	flock $(BUILD)/.userspace.lock sh -c '\
+		cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release && \
+		cmake --build $(USERSPACE_BUILD) -j$(shell nproc)'
 
 ## make unit                  run the unit tests (no root, no module)
 unit: userspace
@@ -58,11 +74,13 @@ checkpatch:
 		-f module/*.c module/*.h module/*.S
 
 # The module build of `check` is against the guest kernel's Debian headers
-# (the host's own kernel may have none); vmtest does it before booting.
-## make vmtest [KVER=6.1]     run the kernel-side tests in a QEMU guest;
+# (the host's own kernel may have none); vmtest does it before booting. It
+# builds the tool first: the suite's tool_test.sh tests it (and skips
+# without it).
+## make vmtest [KVER=6.1]     build the tool, run the kernel-side tests in a QEMU guest;
 ##                            TESTS="NAME..." runs only those selftest programs;
 ##                            FLAVOUR=F boots the row KVER-F (vmtest, demo, bench, experiment)
-vmtest:
+vmtest: userspace
 	MCS_TESTS="$(TESTS)" MCS_FLAVOUR="$(FLAVOUR)" scripts/vm/vmtest.sh $(KVER)
 
 # The selftests as a kselftest TARGET of a kernel tree (Debian's
@@ -80,9 +98,9 @@ kselftest-package:
 check-kselftest: userspace
 	MCS_TESTS="$(TESTS)" scripts/checks/kselftest-check.sh $(KVER)
 
-# The README's "Installing on a test machine", word for word, in a guest
+# docs/install.md ("Installing on a test machine"), word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
-## make readme-check          follow the README's install section word for word in a 6.1 guest
+## make readme-check          follow docs/install.md word for word in a 6.1 guest
 readme-check: userspace
 	scripts/checks/readme-check.sh 6.1
 

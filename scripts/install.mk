@@ -1,5 +1,5 @@
 # Installation, DKMS and signing targets of memcg-statctl; included by the
-# top-level Makefile. `make help` lists them (the `## ` lines); README.md
+# top-level Makefile. `make help` lists them (the `## ` lines); docs/install.md
 # ("Installing on a test machine") is the user's guide. The targets are idempotent: running one twice is the same
 # as running it once.
 #

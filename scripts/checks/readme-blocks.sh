@@ -1,20 +1,20 @@
 #!/bin/bash
-# readme-blocks.sh: read the command blocks of README.md, so that tests run
-# what the README says, as it says it.
+# readme-blocks.sh: read the command blocks of a Markdown document (the
+# install guide, docs/install.md), so that tests run what it says, as it
+# says it.
 #
-#   readme-blocks.sh commands README HEADING N
+#   readme-blocks.sh commands DOC HEADING N
 #       the commands of the Nth fenced block (from 1) under the heading line
-#       HEADING (e.g. "### With DKMS"), one per line: a line ending in a
+#       HEADING (e.g. "## With DKMS"), one per line: a line ending in a
 #       backslash is joined with the next, as the shell would.
-#   readme-blocks.sh apt-packages README
-#       the packages of every `apt-get install` command in the section
-#       "## Installing on a test machine", one per line, as written (so
-#       `linux-headers-$(uname -r)` comes out as is).
+#   readme-blocks.sh apt-packages DOC
+#       the packages of every `apt-get install` command in DOC, one per
+#       line, as written (so `linux-headers-$(uname -r)` comes out as is).
 # Exit: 0, or 1 when the block (or any apt-get line) is not there.
 set -euo pipefail
 
-mode=${1:?usage: readme-blocks.sh commands README HEADING N | apt-packages README}
-readme=${2:?README path}
+mode=${1:?usage: readme-blocks.sh commands DOC HEADING N | apt-packages DOC}
+doc=${2:?document path}
 
 # Every logical line of every fenced block of the Markdown on stdin, prefixed
 # by the heading it is under and its block's number there:
@@ -37,19 +37,18 @@ case "$mode" in
 commands)
 	heading=${3:?heading}
 	nth=${4:?block number}
-	out=$(logical_lines <"$readme" | awk -F'\t' -v h="$heading" -v n="$nth" \
+	out=$(logical_lines <"$doc" | awk -F'\t' -v h="$heading" -v n="$nth" \
 		'$1 == h && $2 == n { sub(/^[^\t]*\t[^\t]*\t/, ""); print }')
-	[ -n "$out" ] || { echo "readme-blocks: no block $nth under '$heading' in $readme" >&2; exit 1; }
+	[ -n "$out" ] || { echo "readme-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 apt-packages)
-	out=$(awk '/^## / { inside = ($0 == "## Installing on a test machine") } inside' "$readme" |
-		logical_lines | cut -f3 |
+	out=$(logical_lines <"$doc" | cut -f3 |
 		awk '$1 == "apt-get" && $2 == "install" {
 			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
 			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }
 		}')
-	[ -n "$out" ] || { echo "readme-blocks: no apt-get install line in the install section of $readme" >&2; exit 1; }
+	[ -n "$out" ] || { echo "readme-blocks: no apt-get install line in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 *)

@@ -1,13 +1,13 @@
 #!/bin/bash
-# readme-check.sh [KVER]: follow the README's "Installing on a test machine"
-# word for word in a guest booting Debian's kernel KVER (default 6.1) on a
+# readme-check.sh [KVER]: follow docs/install.md ("Installing on a test
+# machine") word for word in a guest booting Debian's kernel KVER (default 6.1) on a
 # Debian 12 root file system (bookworm-root.sh): install with DKMS and with
 # make install, load through modprobe, use, uninstall. The steps and their
 # checks are in readme-steps.sh; this script stages the disk, boots the
 # guest and judges its TAP like vmtest.sh.
 #
 # The root gets a copy of this repository at the same path as here, with
-# the tool's build tree (build/userspace) from the host: the README's
+# the tool's build tree (build/userspace) from the host: the page's
 # `make userspace` then runs in the guest and finds the build up to date
 # (same sources, same Debian 12 toolchain and libraries) instead of
 # compiling C++ under TCG, which would take hours. The module is compiled in
@@ -16,7 +16,7 @@ source "$(dirname "$0")/../lib.sh"
 
 kver=${1:-6.1}
 work=$MCS_BUILD/readme-$kver
-hold_lock "$work.lock" "README check on $kver in $work"
+hold_lock "$work.lock" "install doc check on $kver in $work"
 start=$(date +%s)
 
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"

@@ -1,17 +1,16 @@
 #!/bin/bash
-# readme-steps.sh SRC: follow README.md's "Installing on a test machine"
-# word for word on the machine it runs on (the README-test guest booted by
-# readme-check.sh, as root, in SRC, a copy of the repository), and check
-# after each block that it did what the README says. Output: TAP 13.
+# readme-steps.sh SRC: follow docs/install.md ("Installing on a test
+# machine") word for word on the machine it runs on (the install-test guest
+# booted by readme-check.sh, as root, in SRC, a copy of the repository), and
+# check after each block that it did what the page says. Output: TAP 13.
 #
-# Each command of a block is taken from README.md by readme-blocks.sh and run
+# Each command of a block is taken from docs/install.md by readme-blocks.sh and run
 # as it stands with bash, from SRC, as a reader pasting it would; a command
 # that fails is a failed test. Order: both ways of installing end with the
 # module loaded, so the "Loading" block runs after each of them:
 #   Prerequisites; DKMS install; Loading; DKMS removal;
 #   make install; Loading; Secure Boot (signing, make install over it);
-#   make install removal; then "Using it on a real test machine" (insmod
-#   from the tree).
+#   make install removal; then "Without installing: insmod from the tree".
 # Commands that need UEFI firmware and a reboot (mokutil --import,
 # --test-key, --delete) are reported as skipped; `mokutil --sb-state` is
 # skipped when the machine has no EFI variables.
@@ -20,12 +19,12 @@ source "$src/scripts/lib.sh"
 set +e # a failing command is a failed test, not the end
 # shellcheck source=scripts/checks/tap.sh
 source "$src/scripts/checks/tap.sh"
-TAP_NAME="README test"
+TAP_NAME="install doc test"
 TAP_CAPTURE=$(mktemp) # what each check printed
-out=$(mktemp)         # what the README command last run printed
+out=$(mktemp)         # what the install doc's command last run printed
 trap 'rm -f "$TAP_CAPTURE" "$out"' EXIT
 cd "$src" || exit 1
-readme=$src/README.md
+doc=$src/docs/install.md
 krel=$(uname -r)
 mods=/lib/modules/$krel
 dbg=/sys/kernel/debug/memcg_statctl
@@ -66,12 +65,12 @@ after_command() {
 	esac
 }
 
-# run_block HEADING N: every command of that README block, in order.
+# run_block HEADING N: every command of that block of docs/install.md, in order.
 run_block() {
 	local heading=$1 nth=$2 cmd cmds reason
-	echo "# README: $heading, block $nth"
-	if ! cmds=$("$src/scripts/checks/readme-blocks.sh" commands "$readme" "$heading" "$nth"); then
-		notok "README has block $nth under '$heading'"
+	echo "# docs/install.md: $heading, block $nth"
+	if ! cmds=$("$src/scripts/checks/readme-blocks.sh" commands "$doc" "$heading" "$nth"); then
+		notok "docs/install.md has block $nth under '$heading'"
 		return
 	fi
 	while IFS= read -r cmd; do
@@ -98,11 +97,11 @@ run_block() {
 }
 
 echo "TAP version 13"
-echo "# README test on $krel in $src"
+echo "# install doc test (docs/install.md) on $krel in $src"
 
-run_block "### Prerequisites" 1
+run_block "## Prerequisites" 1
 
-run_block "### With DKMS" 1
+run_block "## With DKMS" 1
 check "DKMS: dkms status says installed for $krel" \
 	bash -c "dkms status memcg-statctl | grep -q ', $krel, .*: installed'"
 check "DKMS: module in $mods/updates/dkms/" test -n "$(dkms_ko)"
@@ -113,9 +112,9 @@ check "DKMS: dkms signed it with its own key (/var/lib/dkms/mok.pub, modinfo sig
 	bash -c "[ -s /var/lib/dkms/mok.pub ] && [ -n \"\$(modinfo -F signer '$(dkms_ko)')\" ]"
 check "DKMS: the tool is installed (/usr/local/bin/memcg-statctl)" test -x /usr/local/bin/memcg-statctl
 
-run_block "### Loading, parameters, debugfs" 1
+run_block "## Loading, parameters, debugfs" 1
 
-run_block "### With DKMS" 2
+run_block "## With DKMS" 2
 check "DKMS removed: the module is unloaded" unloaded
 check "DKMS removed: dkms status prints nothing" test -z "$(dkms status memcg-statctl 2>&1)"
 check "DKMS removed: no /usr/src/memcg-statctl-*, no /var/lib/dkms/memcg-statctl" \
@@ -123,7 +122,7 @@ check "DKMS removed: no /usr/src/memcg-statctl-*, no /var/lib/dkms/memcg-statctl
 check "DKMS removed: no module under $mods, modprobe finds none" no_module
 check "DKMS removed: no tool, no man page" no_tool
 
-run_block "### With make install" 1
+run_block "## With make install" 1
 check "make install: module in $mods/extra/" test -s "$mods/extra/memcg_statctl.ko"
 check "make install: modprobe resolves it there" resolves_to extra
 check "make install: the module is loaded" loaded
@@ -135,21 +134,21 @@ check "make install: memcg-statctl set flush_mode always" memcg-statctl set flus
 check "make install: debugfs reads flush_mode always" knob_is flush_mode always
 check "make install: memcg-statctl stats" memcg-statctl stats
 
-run_block "### Loading, parameters, debugfs" 1
+run_block "## Loading, parameters, debugfs" 1
 
-run_block "### Secure Boot" 1
-run_block "### Secure Boot" 2
-run_block "### Secure Boot" 3
+run_block "## Secure Boot" 1
+run_block "## Secure Boot" 2
+run_block "## Secure Boot" 3
 check "Secure Boot: the installed module carries the signature" \
 	bash -c "[ \"\$(modinfo -F signer $mods/extra/memcg_statctl.ko)\" = 'memcg-statctl module signing key' ]"
-run_block "### Secure Boot" 4
+run_block "## Secure Boot" 4
 check "Secure Boot: the module is loaded" loaded
 
-run_block "### With make install" 2
+run_block "## With make install" 2
 check "make uninstall: the module is unloaded" unloaded
 check "make uninstall: no module under $mods, modprobe finds none" no_module
 check "make uninstall: no tool, no man page" no_tool
 
-run_block "## Using it on a real test machine" 1
+run_block "## Without installing: insmod from the tree" 1
 check "insmod from the tree: unloaded again by the block's rmmod" unloaded
 finish

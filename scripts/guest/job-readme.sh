@@ -1,5 +1,5 @@
 #!/bin/sh
-# /job.sh of the README-test guest (readme-check.sh): mount the Debian root
+# /job.sh of the install-doc test guest (readme-check.sh): mount the Debian root
 # on /dev/vda with the file systems a booted Debian 12 has (systemd mounts
 # the same), and run readme-steps.sh in it as root. /readme.env gives
 # MCS_SRC, the repository's path inside the root.

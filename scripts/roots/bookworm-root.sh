@@ -1,12 +1,12 @@
 #!/bin/bash
 # bookworm-root.sh KVER: make (once) the Debian 12 root file system the
-# README test boots (scripts/checks/readme-check.sh): what a test machine has after
-# a standard Debian install (mmdebstrap --variant=standard) plus every package
-# the README's "Installing on a test machine" section tells the reader to
-# apt-get install, with `$(uname -r)` read as KVER's kernel release. The
-# guest has no network, so the README's apt-get lines must find everything
-# installed already; taking the list from the README itself keeps the two
-# in step (a package the README forgets is missing in the root too).
+# install-doc test boots (scripts/checks/readme-check.sh): what a test machine
+# has after a standard Debian install (mmdebstrap --variant=standard) plus
+# every package docs/install.md ("Installing on a test machine") tells the
+# reader to apt-get install, with `$(uname -r)` read as KVER's kernel
+# release. The guest has no network, so the page's apt-get lines must find
+# everything installed already; taking the list from the page itself keeps
+# the two in step (a package the page forgets is missing in the root too).
 #
 # Idempotent (debian-root.sh): made again only when the package set changes.
 # The guest's apt-get lines resolve against the root's kept package lists.
@@ -23,9 +23,9 @@ MCS_BROOT=${MCS_BROOT:-$MCS_BUILD/bookworm-root-$kver}
 mirror=${MCS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${MCS_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 
-pkgs=$("$MCS_ROOT/scripts/checks/readme-blocks.sh" apt-packages "$MCS_ROOT/README.md" |
+pkgs=$("$MCS_ROOT/scripts/checks/readme-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" |
 	sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
-[ -n "$pkgs" ] || die "no apt-get install line in README.md's install section"
+[ -n "$pkgs" ] || die "no apt-get install line in docs/install.md"
 want="variant=standard suites=bookworm,bookworm-updates,bookworm-security pkgs=$pkgs"
 
 debian_root "$MCS_BROOT" "$want" standard bookworm "$pkgs" \
