@@ -82,6 +82,8 @@ TEST(Cli, OptionValueErrorsAreOneShortLine) {
         {{"stats", "--watch", "-1"}, "--watch must be > 0"},
         {{"stats", "--watch", "abc"}, "--watch must be a number > 0"},
         {{"stats", "--watch", "inf"}, "--watch must be a number > 0"},
+        {{"stats", "--watch", "1e-9"}, "--watch must be at least 0.01 (10 ms)"},
+        {{"stats", "--watch", "0.009"}, "--watch must be at least 0.01 (10 ms)"},
         {{"stats", "--watch", "1", "--count", "0"}, "--count must be > 0"},
         {{"stats", "--watch", "1", "--count", "99999999999"},
          "--count must be between 1 and 2147483647"},

@@ -276,6 +276,25 @@ TEST(OutputJson, WatchIntervalCarriesTimestampAndInterval) {
     EXPECT_DOUBLE_EQ(j["per_second"]["flush_requests"].get<double>(), 4.95);
 }
 
+// A maximum has a value, never a rate: text marks it, JSON gives no per_second.
+TEST(OutputWatch, MaximumIsAValueNotARate) {
+    IntervalReport r;
+    r.index = 1;
+    r.seconds = 2;
+    r.rates = {{"flush.performed", 10, 5.0}, {"flush.ns_max", 7000, std::nullopt}};
+    std::ostringstream json;
+    make_output(OutputFormat::json, json)->interval(r);
+    const auto j = nlohmann::json::parse(json.str());
+    EXPECT_EQ(j["deltas"]["flush_ns_max"], 7000);
+    EXPECT_FALSE(j["per_second"].contains("flush_ns_max"));
+    EXPECT_DOUBLE_EQ(j["per_second"]["flush_performed"].get<double>(), 5.0);
+    std::ostringstream text;
+    make_output(OutputFormat::text, text)->interval(r);
+    EXPECT_NE(text.str().find("flush.ns_max"), std::string::npos);
+    EXPECT_NE(text.str().find("(max)"), std::string::npos);
+    EXPECT_EQ(text.str().find("3500"), std::string::npos) << text.str();
+}
+
 TEST(OutputJson, StatsNullForUndefinedDerived) {
     StatsReport r{parse_stats("flush.performed 0\nflush.ns_total 0\n"),
                   {{"ns_per_flush", "ns", std::nullopt}}};

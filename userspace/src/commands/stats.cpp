@@ -23,7 +23,12 @@ IntervalReport make_interval(int index, double requested, double seconds, const 
     r.seconds = seconds;
     const auto delta = Counters::delta(before, after);
     for (const auto& [name, value] : delta.entries()) {
-        r.rates.push_back({name, value, seconds > 0 ? static_cast<double>(value) / seconds : 0});
+        // A maximum (flush.ns_max) is a value, never a rate.
+        r.rates.push_back(
+            {name, value,
+             Counters::is_maximum(name)
+                 ? std::nullopt
+                 : std::optional(seconds > 0 ? static_cast<double>(value) / seconds : 0.0)});
     }
     r.derived = derive(delta, seconds);
     return r;
@@ -54,15 +59,32 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
     }
 }
 
+// As perf stat -I: no interval under 10 ms, where reading `stats` would be
+// most of what is measured. Non-numbers are positive<double>()'s to report.
+CLI::Validator at_least_10ms() {
+    return {[](const std::string& s) -> std::string {
+                double value = 0;
+                if (option_checks_detail::parse(s, value) != option_checks_detail::Parsed::ok) {
+                    return {};
+                }
+                return value >= 0.01 ? std::string() : "must be at least 0.01 (10 ms)";
+            },
+            "", "at_least_10ms"};
+}
+
 } // namespace
 
 Command add_stats_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand("stats", "counters and derived values (hit %, ns/flush)");
     auto opt = std::make_shared<StatsOptions>();
     sub->add_flag("--json", opt->json, "print JSON (one object per interval with --watch)");
-    auto* watch = sub->add_option("--watch", opt->watch, "print per-second rates every SEC")
-                      ->type_name("SEC")
-                      ->check(positive<double>());
+    auto* watch =
+        sub->add_option(
+               "--watch", opt->watch,
+               "print per-second rates every SEC (at least 0.01; a maximum is shown as its value)")
+            ->type_name("SEC")
+            ->check(positive<double>())
+            ->check(at_least_10ms());
     sub->add_option("--count", opt->count, "stop after N intervals")
         ->type_name("N")
         ->check(positive<int>())

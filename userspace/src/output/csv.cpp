@@ -88,7 +88,7 @@ void CsvOutput::interval(const IntervalReport& r) {
     }
     for (const auto& c : r.rates) {
         line(out_, {std::to_string(r.index), number(r.seconds), c.name, std::to_string(c.delta),
-                    number(c.per_second)});
+                    optional_number(c.per_second)});
     }
     for (const auto& d : r.derived) {
         line(out_,

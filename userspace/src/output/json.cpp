@@ -70,7 +70,9 @@ void JsonOutput::interval(const IntervalReport& r) {
     Json rates = Json::object();
     for (const auto& c : r.rates) {
         deltas.add(c.name, c.delta);
-        rates[json_key(c.name)] = c.per_second;
+        if (c.per_second) { // a maximum has a value (in deltas), no rate
+            rates[json_key(c.name)] = *c.per_second;
+        }
     }
     const Json j = {{"interval", r.index},
                     {"timestamp", r.timestamp},

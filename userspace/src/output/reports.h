@@ -38,8 +38,8 @@ struct StatsReport {
 
 struct CounterRate {
     std::string name;
-    std::uint64_t delta = 0;
-    double per_second = 0;
+    std::uint64_t delta = 0;              // for a maximum: its value at the interval's end
+    std::optional<double> per_second = 0; // none for a maximum, which has no rate
 };
 
 // One interval of `stats --watch`, like one block of BCC funccount -i.

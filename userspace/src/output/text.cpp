@@ -146,7 +146,8 @@ void TextOutput::interval(const IntervalReport& r) {
     TextTable t({Align::left, Align::right, Align::right});
     t.row({"COUNTER", "DELTA", "PER-SEC"});
     for (const auto& c : r.rates) {
-        t.row({c.name, std::to_string(c.delta), number(c.per_second)});
+        t.row({c.name, std::to_string(c.delta),
+               c.per_second ? number(*c.per_second) : std::string("(max)")});
     }
     t.print(out_);
     print_derived(out_, r.derived);
