@@ -576,6 +576,14 @@ test_stats_watch() {
 	[ "$(grep -c '^COUNTER  *DELTA  *PER-SEC$' "$WORK/out")" -eq 2 ] || {
 		diag "expected two rate tables"; return 1; }
 	[ "$took" -ge 2 ] && [ "$took" -le 10 ] || { diag "took $took s for 2 x 1 s"; return 1; }
+	# a maximum is a value, never a rate
+	if grep -q '^flush\.ns_max ' "$WORK/out"; then
+		[ "$(grep -c '^flush\.ns_max  *[0-9][0-9]*  *(max)$' "$WORK/out")" -eq 2 ] || {
+			diag "flush.ns_max shown as a rate"; diag_head "$WORK/out"; return 1; }
+	fi
+	t "$WORK/out" "$WORK/err" stats --watch 0.001 --count 1
+	[ "$RC" -eq 2 ] && grep -q "at least 0.01" "$WORK/err" || {
+		diag "--watch 0.001: exit $RC, want 2 and 'at least 0.01'"; diag_head "$WORK/err"; return 1; }
 	tool_ok stats --watch 1 --count 2 --json || return 1
 	[ "$(wc -l <"$WORK/out")" -eq 2 ] || { diag "--json: $(wc -l <"$WORK/out") lines"; return 1; }
 	sed -n 1p "$WORK/out" >"$WORK/l1"
@@ -584,6 +592,11 @@ test_stats_watch() {
 	grep -q '"interval":1,' "$WORK/l1" && grep -q '"interval":2,' "$WORK/l2" &&
 		grep -q '"per_second":{' "$WORK/l1" || {
 		diag "--json lines"; diag_head "$WORK/out"; return 1; }
+	if grep -q '"flush_ns_max":' "$WORK/l1"; then
+		sed 's/.*"per_second":{\([^}]*\)}.*/\1/' "$WORK/l1" | grep -q flush_ns_max && {
+			diag "--json: flush_ns_max has a per-second rate"; diag_head "$WORK/l1"; return 1; }
+	fi
+	return 0
 }
 
 # run_workload NAME COUNTERS ARGS...: `run NAME ARGS --json` exits 0, reports
