@@ -53,28 +53,21 @@
 #include "counters.h"
 #include "stock.h"
 
-#define MCS_STOCK_ROW(_gens, _name, _target, _caller, _counter)	\
+/* A counting row of @_group (MCS_GRP_*). */
+#define MCS_GROUP_ROW(_group, _gens, _name, _target, _caller, _counter) \
 	{								\
 		.name = _name,						\
 		.target = _target,					\
 		.caller = _caller,					\
 		.mech = MCS_MECH_COUNT,				\
-		.group = MCS_GRP_STOCK,					\
+		.group = _group,					\
 		.gens = _gens,						\
 		.counter = _counter,					\
 	}
 
+#define MCS_STOCK_ROW(...)	MCS_GROUP_ROW(MCS_GRP_STOCK, __VA_ARGS__)
 /* A row of the opt-in group: its own switch, off at load by default. */
-#define MCS_OPTIN_ROW(_gens, _name, _target, _caller, _counter)	\
-	{								\
-		.name = _name,						\
-		.target = _target,					\
-		.caller = _caller,					\
-		.mech = MCS_MECH_COUNT,				\
-		.group = MCS_GRP_OPTIN,					\
-		.gens = _gens,						\
-		.counter = _counter,					\
-	}
+#define MCS_OPTIN_ROW(...)	MCS_GROUP_ROW(MCS_GRP_OPTIN, __VA_ARGS__)
 
 #define ON_61_612	(MCS_ON_61 | MCS_ON_612)
 

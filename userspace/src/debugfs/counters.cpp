@@ -127,6 +127,18 @@ bool is_name(std::string_view s) {
     });
 }
 
+// fn(line number from 1, line) for each line of `text` that is not blank.
+template <typename Fn>
+void each_line(std::string_view text, Fn&& fn) {
+    std::size_t line_no = 0;
+    for (const auto raw : split_lines(text)) {
+        ++line_no;
+        if (!trim(raw).empty()) {
+            fn(line_no, raw);
+        }
+    }
+}
+
 constexpr std::string_view hooks_header = "NAME TARGET CALLER MECHANISM STATE HITS";
 
 } // namespace
@@ -139,13 +151,8 @@ std::string VersionInfo::get(std::string_view key) const {
 
 VersionInfo parse_version(std::string_view text) {
     VersionInfo info;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto line = trim(raw);
-        if (line.empty()) {
-            continue;
-        }
         const auto space = line.find_first_of(" \t");
         const auto key = line.substr(0, space);
         const auto value =
@@ -157,7 +164,7 @@ VersionInfo parse_version(std::string_view text) {
             malformed("version", line_no, raw, fmt::format("`{}` only once", key));
         }
         info.entries.emplace_back(key, value);
-    }
+    });
     // Falco-style guard: check the interface version before trusting anything else.
     const auto abi = parse_u64(info.get("abi"));
     if (!abi) {
@@ -173,16 +180,11 @@ VersionInfo parse_version(std::string_view text) {
 
 std::vector<HookEntry> parse_hooks(std::string_view text) {
     std::vector<HookEntry> hooks;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto fields = split_whitespace(raw);
-        if (fields.empty()) {
-            continue;
-        }
         // The ABI example shows a header; accept it (only as the first line) if present.
         if (hooks.empty() && line_no == 1 && trim(raw) == hooks_header) {
-            continue;
+            return;
         }
         constexpr auto expected = "`NAME TARGET CALLER MECHANISM STATE HITS`";
         if (fields.size() != 6) {
@@ -195,19 +197,14 @@ std::vector<HookEntry> parse_hooks(std::string_view text) {
         hooks.push_back(HookEntry{std::string(fields[0]), std::string(fields[1]),
                                   std::string(fields[2]), std::string(fields[3]),
                                   std::string(fields[4]), *hits});
-    }
+    });
     return hooks;
 }
 
 Counters parse_stats(std::string_view text) {
     Counters counters;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto fields = split_whitespace(raw);
-        if (fields.empty()) {
-            continue;
-        }
         constexpr auto expected = "`name value` with a decimal u64 value";
         if (fields.size() != 2 || !is_name(fields[0])) {
             malformed("stats", line_no, raw, expected);
@@ -219,7 +216,7 @@ Counters parse_stats(std::string_view text) {
         if (!counters.add(std::string(fields[0]), *value)) {
             malformed("stats", line_no, raw, "each counter only once");
         }
-    }
+    });
     return counters;
 }
 
