@@ -22,6 +22,7 @@ start=$(date +%s)
 pids=()
 for t in "$@"; do
 	rm -f "$logs/$t.rc"
+	: >"$logs/$t.log" # the live tail must not replay a previous run
 	(
 		s=$(date +%s)
 		rc=0
@@ -32,7 +33,7 @@ for t in "$@"; do
 	# the lane's log, live and prefixed, until the lane has ended
 	tail -n +1 --pid="$!" -F "$logs/$t.log" 2>/dev/null | sed -u "s/^/[$t] /" &
 done
-rc=0
+failed=()
 for p in "${pids[@]}"; do
 	wait "$p" || true
 done
@@ -44,16 +45,14 @@ for t in "$@"; do
 		echo "lanes: $t passed (${secs}s)"
 	else
 		echo "lanes: $t FAILED, exit $lrc (${secs}s): $logs/$t.log"
-		rc=1
+		failed+=("$t")
 	fi
 done
-for t in "$@"; do
-	read -r lrc _ <"$logs/$t.rc" 2>/dev/null || lrc=1
-	[ "$lrc" = 0 ] && continue
+for t in "${failed[@]}"; do
 	echo "lanes: $t, the lines that say why:"
 	grep -nE '^(not ok|# (FAIL|not ok))|FAIL|[Ee]rror|die:|fatal' "$logs/$t.log" |
 		grep -v '^[0-9]*:ok ' | tail -n 30 | sed "s/^/[$t why] /"
 	echo "lanes: $t, its last lines:"
 	tail -n 25 "$logs/$t.log" | sed "s/^/[$t end] /"
 done
-exit "$rc"
+[ ${#failed[@]} = 0 ]

@@ -126,16 +126,9 @@ static int stats_reader(void *arg, struct child *c)
 
 static int knob_set(const char *name, const char *val)
 {
-	ssize_t r;
-
 	if (!statctl_has(name))
 		return 0;	/* not in this module */
-	r = statctl_write(name, val, strlen(val));
-	if (r == (ssize_t)strlen(val))
-		return 0;
-	diag("write %s to %s: %zd (%s)", val, name, r,
-	     r < 0 ? strerror(-r) : "short");
-	return -1;
+	return statctl_set(name, val) ? -1 : 0;
 }
 
 static int knob_is(const char *name, const char *want)

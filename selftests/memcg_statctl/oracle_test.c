@@ -413,7 +413,7 @@ static bool flush_available(void)
 static int all_rows(void)
 {
 	if (statctl_has("objcg_flush_hooks") &&
-	    statctl_write("objcg_flush_hooks", "1", 1) != 1)
+	    statctl_set("objcg_flush_hooks", "1"))
 		return -1;
 	if (flush_available() && set_mode("threshold"))
 		return -1;

@@ -567,17 +567,6 @@ restore:
 
 static const char *const flush_rows[] = { "objcg_vmstat.flushes" };
 
-static int optin_write(const char *knob, const char *val)
-{
-	ssize_t r = statctl_write(knob, val, strlen(val));
-
-	if (r != (ssize_t)strlen(val)) {
-		diag("write %s to %s: %zd", val, knob, r);
-		return 1;
-	}
-	return 0;
-}
-
 /* objcg_vmstat.flushes listed in `stats` (@listed) and its rows in @state */
 static int optin_is(bool listed, const char *state, const char *when)
 {
@@ -623,14 +612,14 @@ static int test_optin_switch(void)
 	}
 	if (stats_read(&s0))
 		return KSFT_FAIL;
-	bad += optin_write("objcg_flush_hooks", "0\n");
+	bad += !!statctl_set("objcg_flush_hooks", "0\n");
 	bad += optin_is(false, "off", "objcg_flush_hooks=0");
 	/* stock_hooks=1 again must not bring the opt-in rows back */
-	bad += optin_write("stock_hooks", "0") + optin_write("stock_hooks", "1");
+	bad += !!statctl_set("stock_hooks", "0") + !!statctl_set("stock_hooks", "1");
 	bad += optin_is(false, "off", "objcg_flush_hooks=0, stock_hooks 0 then 1");
 	/* opt-in on with the stock hooks off: listed, but not attached */
-	bad += optin_write("stock_hooks", "0");
-	bad += optin_write("objcg_flush_hooks", "1");
+	bad += !!statctl_set("stock_hooks", "0");
+	bad += !!statctl_set("objcg_flush_hooks", "1");
 	bad += optin_is(true, "off", "objcg_flush_hooks=1 stock_hooks=0");
 	/* kept while unlisted (s0: before), and counting nothing detached */
 	if (stats_read(&s1) || run_files(&t0, &t1, &s2)) {
@@ -647,7 +636,7 @@ static int test_optin_switch(void)
 		     stats_delta(&s1, &s2, "objcg_vmstat.flushes"));
 		bad++;
 	}
-	bad += optin_write("stock_hooks", "1");
+	bad += !!statctl_set("stock_hooks", "1");
 	bad += optin_is(true, "attached", "both switches 1");
 	if (run_files(&s0, &s1, &s2)) {
 		bad++;

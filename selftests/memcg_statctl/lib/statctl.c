@@ -46,6 +46,17 @@ int statctl_read_line(const char *file, char *buf, size_t size)
 	return 0;
 }
 
+int statctl_set(const char *file, const char *val)
+{
+	ssize_t r = statctl_write(file, val, strlen(val));
+
+	if (r == (ssize_t)strlen(val))
+		return 0;
+	diag("write %s to %s: %zd (%s)", val, file, r,
+	     r < 0 ? strerror(-r) : "short");
+	return r < 0 ? (int)r : -EIO;
+}
+
 static char objcg_flush_saved[8];
 
 static void objcg_flush_restore(void)
@@ -56,18 +67,16 @@ static void objcg_flush_restore(void)
 
 int objcg_flush_hooks_on(void)
 {
-	ssize_t w;
 	int r;
 
 	if (!statctl_has("objcg_flush_hooks"))
 		return -ENOENT;
 	r = statctl_read_line("objcg_flush_hooks", objcg_flush_saved,
 			      sizeof(objcg_flush_saved));
+	if (!r)
+		r = statctl_set("objcg_flush_hooks", "1");
 	if (r)
 		return r;
-	w = statctl_write("objcg_flush_hooks", "1", 1);
-	if (w != 1)
-		return w < 0 ? (int)w : -EIO;
 	atexit(objcg_flush_restore);
 	return 0;
 }

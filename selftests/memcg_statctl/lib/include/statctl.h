@@ -11,6 +11,8 @@
 ssize_t statctl_read(const char *file, char *buf, size_t size);
 ssize_t statctl_write(const char *file, const void *buf, size_t len);
 bool statctl_has(const char *file);
+/* Write all of @val to @file; 0, or -errno (-EIO: short) and a diagnostic. */
+int statctl_set(const char *file, const char *val);
 /* A one-line file's value without its newline; -errno, -EPROTO if not one line. */
 int statctl_read_line(const char *file, char *buf, size_t size);
 
