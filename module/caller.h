@@ -5,22 +5,27 @@
 #include <linux/types.h>
 
 /*
- * The caller of a hooked function, when another tracer has replaced its
- * return address on the stack with a return trampoline of its own:
- * a kretprobe or an fprobe exit handler (rethook's trampoline) or the
- * function-graph tracer (return_to_handler). Our direct trampolines read
- * the caller from that stack slot; ftrace callbacks get the true caller
- * from ftrace and need none of this.
+ * The caller of a hooked function whose return address another tracer
+ * replaced with its return trampoline: rethook's (kretprobe, fprobe exit
+ * handler) or the graph tracer's (return_to_handler). Only our direct
+ * trampolines need this; they read the caller from the stack. ftrace
+ * callbacks get the true caller from ftrace.
  */
 
 /*
- * The highest of the return trampolines: the walk trampolines (site_tramp.S)
- * send a caller at or below it to mcs_site_recover(), one compare on their
- * way out. 0 while there is none.
+ * The highest return trampoline, 0 while there is none. The walk
+ * trampolines send a caller at or below it to mcs_site_recover().
  */
 extern unsigned long mcs_hijack_max;
 
-/* @addr is the return trampoline of a tracer this kernel has. */
+/**
+ * mcs_caller_hijacked() - whether @addr is a tracer's return trampoline
+ * @addr: a return address read from the stack
+ *
+ * Context: any, including NMI.
+ * Return: true when @addr is the return trampoline of a tracer this
+ * kernel has.
+ */
 bool mcs_caller_hijacked(unsigned long addr);
 
 /**
@@ -31,8 +36,19 @@ bool mcs_caller_hijacked(unsigned long addr);
  */
 unsigned long mcs_caller_recover(unsigned long *slot);
 
-/* Resolve the trampolines and the kernel's lookups (at load). */
+/**
+ * mcs_caller_init() - resolve the return trampolines and the lookups
+ *
+ * Context: module load.
+ * Return: 0, or a negative errno.
+ */
 int mcs_caller_init(void);
+
+/**
+ * mcs_caller_exit() - undo mcs_caller_init()
+ *
+ * Context: module unload.
+ */
 void mcs_caller_exit(void);
 
 #endif /* MCS_CALLER_H */

@@ -2,17 +2,15 @@
 /*
  * Compiler clones of hooked functions and of their callers.
  *
- * GCC may split a function (foo.part.0, foo.cold) or specialise a copy of
- * it (foo.constprop.0, foo.isra.0). kallsyms names each piece, and
- * kallsyms_lookup_name("foo") finds only the first. So:
- *   a clone of a caller   holds calls the row must count: the row gets a
- *                         second range, the clone's, feeding the same hits;
- *   a clone of a target   is a function of its own, which the module does
- *                         not hook: its calls are missed, and the hook is
- *                         shown `partial` with the clone's name;
- *   a clone of the caller that a redirect tells apart (the periodic work)
- *                         is shown `partial` too.
- * One pass over kallsyms at load, for every table, after they attached.
+ * GCC may split a function (foo.part.0, foo.cold) or specialise a copy
+ * (foo.constprop.0, foo.isra.0). kallsyms names each piece, and
+ * kallsyms_lookup_name("foo") finds only the first.
+ * - A caller's clone holds calls the row must count. The row gets the
+ *   clone's range too, feeding the same hits.
+ * - A target's clone is a function we do not hook. Its calls are missed,
+ *   and the hook is shown `partial` with the clone's name.
+ * - So is a clone of the caller a redirect tells apart (periodic work).
+ * One pass over kallsyms at load, after every table attached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -2,13 +2,12 @@
 /*
  * Kernel-generation selection for memcg_statctl.
  *
- * Every version test of the module lives in this file; the rest of the
- * code tests only MCS_GEN_61, MCS_GEN_612, MCS_GEN_7X and MCS_HAVE_DIRECT,
- * and uses the names defined below for what differs between generations
- * (MCS_FLUSH_MODEL, MCS_STOCK_MODEL, MCS_UNBOUND_WQ, mcs_fregs_*(),
- * mcs_direct_*()). The build picks the generation from the headers; init
- * confirms it from the running kernel's symbols (a hook whose symbol is
- * absent is reported as "missing").
+ * Every version test of the module lives here. The rest of the code tests
+ * only MCS_GEN_61, MCS_GEN_612, MCS_GEN_7X and MCS_HAVE_DIRECT, and uses
+ * the names below for what differs between generations.
+ *
+ * The build picks the generation from the headers. Init checks it against
+ * the running kernel's symbols: a hook whose symbol is absent is "missing".
  */
 #ifndef MCS_COMPAT_H
 #define MCS_COMPAT_H
@@ -61,9 +60,9 @@
 
 #ifdef __ASSEMBLY__
 /*
- * For the direct trampolines (site_tramp.S). Call-depth accounting (the
- * retbleed "stuff" mitigation) exists from 6.2 on: a trampoline entered
- * from an fentry site accounts for that call itself, as ftrace's do.
+ * For site_tramp.S. Call-depth accounting (the retbleed "stuff"
+ * mitigation) exists from 6.2. A trampoline entered from an fentry site
+ * accounts for that call itself, as ftrace's do.
  */
 #ifdef MCS_GEN_61
 .macro CALL_DEPTH_ACCOUNT
@@ -114,16 +113,22 @@
 #endif
 
 /*
- * The direct-call API: one trampoline for the functions in @ops' filter,
- * switched to another without losing calls by _modify. 6.1 names it
- * _multi (its ip-based register_ftrace_direct() uses one global ops for
- * every user; not used here); 6.12 and later took over the plain name and
- * free the filter on request.
+ * The direct-call API: one trampoline for the functions in @ops' filter;
+ * _modify switches trampolines without losing calls. 6.1 calls it _multi
+ * (its plain register_ftrace_direct() is ip-based, one global ops for all
+ * users). 6.12 took over the plain name, and frees the filter on request.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #ifdef MCS_GEN_61
 #define mcs_direct_register(ops, addr)	register_ftrace_direct_multi(ops, addr)
 #define mcs_direct_modify(ops, addr)	modify_ftrace_direct_multi(ops, addr)
+/**
+ * mcs_direct_unregister() - unregister a direct ops and free its filter
+ * @ops: the ops
+ * @addr: its trampoline
+ *
+ * Return: 0, or the ftrace error.
+ */
 static inline int mcs_direct_unregister(struct ftrace_ops *ops,
 					unsigned long addr)
 {

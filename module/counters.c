@@ -150,14 +150,12 @@ void mcs_counters_reset(void)
 			xchg(&per_cpu(mcs_counters, cpu).v[c], 0);
 	}
 	/*
-	 * A flush counts its request before it runs and its outcome after
-	 * it. The sum of requests would hold one in flight now and the sums
-	 * of outcomes not: flush.requests would stay short of
-	 * flush.performed + flush.skipped until the next reset. So the
-	 * requests' baseline is the outcomes': a request in flight counts
-	 * after the reset, with its outcome. Requests only grow, and each
-	 * outcome is counted after its request, so the sum of requests read
-	 * later never falls below this baseline.
+	 * A flush counts its request before it runs, its outcome after. A
+	 * request in flight now would leave flush.requests short of
+	 * performed + skipped until the next reset. So take the outcomes' sum
+	 * as the requests' baseline: the request counts after the reset, with
+	 * its outcome. Each outcome follows its request, so later reads never
+	 * fall below this baseline.
 	 */
 	mcs_base[MCS_FLUSH_REQUESTS] = mcs_base[MCS_FLUSH_PERFORMED] +
 				       mcs_base[MCS_FLUSH_SKIPPED];

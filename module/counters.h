@@ -42,29 +42,36 @@ struct mcs_pcpu_counters {
 DECLARE_PER_CPU(struct mcs_pcpu_counters, mcs_counters);
 
 /*
- * Why the counts are exact:
- * - each event is one this_cpu_add(), a single read-modify-write instruction
- *   on x86 (`addq %gs:`), so neither an interrupt nor an NMI on the same cpu
- *   can split it, and preemption cannot move the task between the read and
- *   the write; a task that migrates afterwards has already counted on the
- *   cpu it ran on, and readers sum over every possible cpu;
- * - no cpu ever writes another cpu's slot: `reset` does not clear the
- *   per-cpu values (a remote store could race with a local add and lose it),
- *   it records the current sums as a baseline that reads subtract. Per-cpu
- *   values only grow, so a read never goes below the baseline and two reads
- *   without a reset between them never go backwards;
- * - the callbacks that count do not call anything that is itself hooked, so
- *   an event is never counted twice through recursion;
- * - the same holds for the rows' per-cpu hits and amounts that the counters
- *   of hooked events are summed from (mcs_counter_add_source()).
- * flush.ns_max is the exception: a maximum cannot be rebased, so it is kept
- * per cpu with cmpxchg and cleared with xchg (see mcs_counter_max()).
+ * Why the counts are exact (also for the rows' hits and amounts that
+ * hooked counters are summed from):
+ * - An event is one this_cpu_add(), a single `addq %gs:` on x86. No
+ *   interrupt, NMI or preemption can split it. Readers sum all cpus.
+ * - No cpu writes another's slot: a remote store could lose a local add.
+ *   `reset` records the sums as a baseline that reads subtract. Values
+ *   only grow, so reads never go below it, nor backwards.
+ * - Counting callbacks call nothing hooked: no double count by recursion.
+ * flush.ns_max is the exception: a maximum cannot be rebased. It is kept
+ * per cpu with cmpxchg and cleared with xchg (mcs_counter_max()).
+ */
+
+/**
+ * mcs_count_add() - add @n to this cpu's value of @c
+ * @c: the counter
+ * @n: the amount
+ *
+ * Context: any, including NMI.
  */
 static __always_inline void mcs_count_add(enum mcs_counter c, u64 n)
 {
 	this_cpu_add(mcs_counters.v[c], n);
 }
 
+/**
+ * mcs_count() - count one event of @c on this cpu
+ * @c: the counter
+ *
+ * Context: any, including NMI.
+ */
 static __always_inline void mcs_count(enum mcs_counter c)
 {
 	this_cpu_inc(mcs_counters.v[c]);
@@ -114,10 +121,10 @@ void mcs_counters_reset(void);
  * @c: the counter
  * @p: a row's hits or amount (site.h)
  *
- * A counter that counting rows feed is the sum of their per-cpu values,
- * added to the counter's own slot: a trampoline then adds to one place per
- * call. Sources are added while the tables are resolved at load and
- * removed before they are freed at unload; no reader runs then.
+ * A counter fed by counting rows is the sum of their per-cpu values plus
+ * its own slot, so a trampoline adds to one place per call.
+ *
+ * Context: table resolution at load; no reader runs then.
  */
 void mcs_counter_add_source(enum mcs_counter c, u64 __percpu *p);
 
@@ -125,6 +132,8 @@ void mcs_counter_add_source(enum mcs_counter c, u64 __percpu *p);
  * mcs_counter_del_sources() - remove every source inside an area
  * @base: the area, [@base, @base + @size)
  * @size: its size
+ *
+ * Context: before the area is freed at unload; no reader runs then.
  */
 void mcs_counter_del_sources(void __percpu *base, size_t size);
 

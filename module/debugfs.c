@@ -60,9 +60,9 @@ static int mcs_stats_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(mcs_stats);
 
 /*
- * One write is one value: it must start at offset 0 and fit the buffer.
- * One trailing newline is allowed (echo adds it); nothing else is. Copies
- * the value, without the newline, into @buf (MCS_KNOB_MAX_LEN + 2 bytes).
+ * One write is one value, from offset 0, fitting the buffer. One trailing
+ * newline is allowed (echo adds it). Copies the value without it into @buf
+ * (MCS_KNOB_MAX_LEN + 2 bytes).
  */
 static int mcs_write_value(const char __user *ubuf, size_t count,
 			   loff_t *ppos, char *buf)

@@ -3,40 +3,36 @@
  * Flush policy: the knobs flush_mode, flush_threshold, flush_period_ms and
  * update_flush_every (module/ABI.md) and the flush.* counters.
  *
- * Mechanism (the kernel's side of each generation is in flush_<gen>.c):
- * - The kernel's flush choke point is redirected (ftrace IPMODIFY, the
- *   livepatch mechanism) from load to unload to the backend's replacement,
- *   which hands every request to mcs_flush_request(). In `kernel` mode that
- *   performs the kernel's own steps on the kernel's own objects, so the
- *   kernel behaves as without the module while flush.* counts.
+ * The kernel's side of each generation is in flush_<gen>.c.
+ *
+ * - The kernel's flush choke point is redirected (ftrace IPMODIFY, as
+ *   livepatch does) from load to unload. The replacement hands every
+ *   request to mcs_flush_request(). In `kernel` mode that does the
+ *   kernel's own steps on the kernel's own objects: the kernel behaves as
+ *   without the module, and flush.* counts.
  * - The kernel's reader gate (a threshold check inlined into the readers)
- *   is left alone in `kernel` mode. In the other modes it is held open, so
- *   that every reader request reaches the policy: `always` flushes,
- *   `never` skips, `threshold` flushes when the pending updates exceed
- *   flush_threshold. Back in `kernel` mode the gate is left just above the
- *   kernel's limit, so that the next reader flushes and the kernel's own
- *   accounting starts again from a clean state.
+ *   is held open outside `kernel` mode, so every reader reaches the
+ *   policy. Back in `kernel` mode it is left just above the kernel's
+ *   limit: the next reader flushes and resets the kernel's state.
  * - Pending updates (threshold mode) are the module's own count, in the
- *   kernel's unit (|val| of every memcg stat update, summed over cpus since
- *   the last flush: the stat_updates.amount counter), taken by the
- *   update-side hooks. Those hooks are
- *   attached only while `threshold` mode or update_flush_every needs them.
- * - flush_period_ms: at 2000 (the kernel's FLUSH_TIME) the kernel's periodic
- *   work runs untouched; any other value cancels it and runs the module's
- *   own delayed work at that period (0: none). Unload restores the kernel's.
- * - update_flush_every N: every Nth update on a cpu queues one asynchronous
- *   flush (the 5.15 behaviour of the update-path flush report,
- *   docs/background.md#update-path-flush); a pending work item
- *   coalesces, so flush.async_queued counts the queue attempts and
- *   flush.async the flushes the work performed.
- * - Counting: every request is exactly one of flush.performed or
- *   flush.skipped (the policy declined, or another flush held the lock).
- * - `never` governs memcg's own flush requests only: rstat is shared by all
- *   controllers, and reading cpu.stat or io.stat flushes memcg too.
- * - Unload: update hooks off, async work cancelled, the kernel's periodic
- *   work back, redirect off, in-flight calls drained, gate closed.
- * - Calls into the kernel's unexported flush worker go through kcall stubs
- *   (kcall.h), never through a function pointer: IBT-safe.
+ *   kernel's unit: the stat_updates.amount counter since the last flush.
+ *   The update hooks that feed it are attached only while `threshold`
+ *   mode or update_flush_every needs them.
+ * - flush_period_ms 2000 (the kernel's FLUSH_TIME) leaves the kernel's
+ *   periodic work alone. Any other value replaces it with our own delayed
+ *   work (0: none). Unload restores the kernel's.
+ * - update_flush_every N: every Nth update on a cpu queues one async
+ *   flush, as 5.15 did (docs/background.md#update-path-flush). A pending
+ *   work item coalesces: flush.async_queued counts the attempts,
+ *   flush.async the flushes done.
+ * - Each request is exactly one of flush.performed or flush.skipped (the
+ *   policy declined, or another flush held the lock).
+ * - `never` governs memcg's own requests only. rstat is shared by all
+ *   controllers: reading cpu.stat or io.stat flushes memcg too.
+ * - Unload order: update hooks off, async work cancelled, the kernel's
+ *   periodic work back, redirect off, calls in flight drained, gate closed.
+ * - The kernel's unexported flush worker is called through kcall stubs
+ *   (kcall.h), never through a pointer, for IBT.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -114,11 +110,7 @@ void mcs_flush_leave(void)
 		wake_up_var(&mcs_inflight);
 }
 
-/*
- * update_flush_every N: every Nth update on a cpu queues one asynchronous
- * flush. Called by the update rows (site_tramp.S, site.c) while N is set.
- * queue_work() takes a spinlock: never from an NMI; the tick still counts.
- */
+/* queue_work() takes a spinlock: never from NMI. The tick still counts. */
 void notrace mcs_flush_update_tick(void)
 {
 	unsigned int every = READ_ONCE(mcs_update_every);
@@ -131,10 +123,9 @@ void notrace mcs_flush_update_tick(void)
 }
 
 /*
- * The update side: memcg_rstat_updated() is inlined into these, whose
- * third argument (argument 2) is the update's size in the kernel's unit:
- * an int, a long (7.x's __mod_memcg_lruvec_state()) or an unsigned event
- * count.
+ * memcg_rstat_updated() is inlined into these. Argument 2 is the update's
+ * size in the kernel's unit: an int, a long (7.x's
+ * __mod_memcg_lruvec_state()) or an unsigned event count.
  */
 #define ON_61_612	(MCS_ON_61 | MCS_ON_612)
 
@@ -281,9 +272,8 @@ static int mcs_apply_update_every(unsigned int every)
 }
 
 /*
- * Knob parsers: 0 and the value, or -EINVAL. The checkers, for module
- * parameters, also say whether the value asks for something the kernel
- * would not do by itself (1), which needs flush control.
+ * Parsers return 0 or -EINVAL. Checkers (for module parameters) return 1
+ * when the value needs flush control, i.e. differs from the kernel's way.
  */
 static int mcs_parse_mode(const char *text)
 {
@@ -432,10 +422,9 @@ module_param(update_flush_every, charp, 0444);
 MODULE_PARM_DESC(update_flush_every, "Initial update_flush_every: 0 (off) or N, an async flush every N stat updates on a cpu (default 0)");
 
 /*
- * The flush knobs: each row is a debugfs file and the module parameter that
- * gives its value at load, one name for both. Load applies the parameters
- * in this order: flush_mode last, so that a mode starts with the threshold,
- * period and update_flush_every it was loaded with.
+ * Each row is a debugfs file and the module parameter of the same name.
+ * Load applies them in this order: flush_mode last, so a mode starts with
+ * the other values it was loaded with.
  */
 const struct mcs_knob mcs_flush_knobs[] = {
 	MCS_KNOB_ROW(flush_threshold, mcs_set_threshold, mcs_show_threshold,
@@ -469,10 +458,10 @@ static const enum mcs_counter mcs_flush_counters[] = {
 };
 
 /*
- * The target of a redirect this kernel lacks, or NULL. Flush control is all
- * or nothing: with one choke point missing (inlined into its callers by
- * this build's compiler, as PREEMPT_RT 6.1 does with
- * __mem_cgroup_flush_stats()), flushes there would bypass the policy.
+ * The target of a redirect this kernel lacks, or NULL. Flush control is
+ * all or nothing: flushes through a missing choke point would bypass the
+ * policy. A choke point goes missing when the compiler inlines it, as
+ * PREEMPT_RT 6.1 does with __mem_cgroup_flush_stats().
  */
 static const char *mcs_backend_missing(void)
 {
@@ -537,11 +526,10 @@ int mcs_flush_init(void)
 	ret = mcs_hooks_attach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
 	if (ret) {
 		/*
-		 * Another ftrace user that modifies the ip (a livepatch, a
-		 * kprobe with a post_handler) holds a function the flush
-		 * control must redirect. Counting does not need it: load
-		 * without flush control; `hooks` shows the failed hook,
-		 * `version` says flush_control failed, the log why.
+		 * Another IPMODIFY user (a livepatch, a kprobe with a
+		 * post_handler) holds a function we must redirect. Counting
+		 * does not need it, so load without flush control. `hooks`
+		 * and `version` show it, the log says why.
 		 */
 		mcs_backend_exit();
 		mcs_attach_failed = true;
@@ -583,9 +571,8 @@ void mcs_flush_exit(void)
 		mcs_hooks_detach(&mcs_backend_hooks, MCS_GRP_REDIRECT);
 		/*
 		 * No new call reaches a replacement now. Wait for the calls
-		 * inside one to leave it, then for every task to have passed
-		 * a voluntary switch, so that none is still between
-		 * mcs_flush_leave() and the replacement's return.
+		 * inside, then for a voluntary switch of every task, so none
+		 * is left between mcs_flush_leave() and the return.
 		 */
 		wait_var_event(&mcs_inflight, !atomic_read(&mcs_inflight));
 		synchronize_rcu_tasks();

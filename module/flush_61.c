@@ -2,20 +2,20 @@
 /*
  * Flush backend of the 6.1 generation (global threshold).
  *
- * mm/memcontrol.c of 6.1:
- *   __mem_cgroup_flush_stats(void): trylock stats_flush_lock, set
- *     flush_next_time = jiffies_64 + 2 * FLUSH_TIME,
- *     cgroup_rstat_flush_irqsafe(root_mem_cgroup->css.cgroup),
- *     atomic_set(&stats_flush_threshold, 0), unlock;
- *   mem_cgroup_flush_stats(): the gate, inlined into the readers of
- *     memcontrol.c: flush if stats_flush_threshold > num_online_cpus();
- *   flush_memcg_stats_dwork(): __mem_cgroup_flush_stats() and requeue
- *     stats_flush_dwork after FLUSH_TIME (2 s) on system_unbound_wq;
- *   memcg_rstat_updated(): inlined into __mod_memcg_state,
- *     __mod_memcg_lruvec_state and __count_memcg_events.
- * Every flush passes __mem_cgroup_flush_stats, so that is the choke point
- * the module redirects; its replacement performs the same steps on the
- * kernel's own objects (found through kallsyms) when the policy says so.
+ * In mm/memcontrol.c of 6.1:
+ * - __mem_cgroup_flush_stats(void) trylocks stats_flush_lock, sets
+ *   flush_next_time = jiffies_64 + 2 * FLUSH_TIME, calls
+ *   cgroup_rstat_flush_irqsafe(root_mem_cgroup->css.cgroup), sets
+ *   stats_flush_threshold to 0 and unlocks.
+ * - mem_cgroup_flush_stats() is the gate, inlined into the readers. It
+ *   flushes if stats_flush_threshold > num_online_cpus().
+ * - flush_memcg_stats_dwork() flushes and requeues stats_flush_dwork
+ *   after FLUSH_TIME (2 s) on system_unbound_wq.
+ * - memcg_rstat_updated() is inlined into __mod_memcg_state,
+ *   __mod_memcg_lruvec_state and __count_memcg_events.
+ * Every flush passes __mem_cgroup_flush_stats, the choke point we
+ * redirect. The replacement does the same steps on the kernel's own
+ * objects (found through kallsyms) when the policy says so.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -120,9 +120,8 @@ bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
 	if (!spin_trylock_irqsave(k61.lock, flags))
 		return false;
 	/*
-	 * With the gate held open, the refault path's 4 s rate limit
-	 * (mem_cgroup_flush_stats_delayed) is lifted as well: the policy
-	 * decides every request.
+	 * An open gate also lifts the refault path's 4 s rate limit
+	 * (mem_cgroup_flush_stats_delayed): the policy decides every request.
 	 */
 	WRITE_ONCE(*k61.next_time,
 		   gate_open ? 0 : get_jiffies_64() + 2 * MCS61_FLUSH_TIME);
@@ -137,9 +136,9 @@ bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
 void mcs_backend_gate(bool open)
 {
 	/*
-	 * Closing it leaves one more than the limit: the next reader flushes
-	 * through the kernel's own path, which sets the kernel's state (the
-	 * threshold to 0, flush_next_time) exactly as if we had never been.
+	 * Closing leaves one more than the limit. The next reader flushes by
+	 * the kernel's own path, which resets the threshold and
+	 * flush_next_time as if we had never been.
 	 */
 	atomic_set(k61.threshold, open ? mcs61_gate_value(true) :
 					 num_online_cpus() + 1);

@@ -2,21 +2,20 @@
 /*
  * Flush backend of the 6.12 generation (per-memcg threshold).
  *
- * mm/memcontrol.c of 6.12:
- *   mem_cgroup_flush_stats(memcg): global, not inlined: the gate
- *     memcg_vmstats_needs_flush(memcg->vmstats), i.e.
- *     vmstats->stats_updates > MEMCG_CHARGE_BATCH * num_online_cpus(), then
- *     do_flush_stats(memcg) (inlined): flush_last_time = jiffies_64 when
- *     memcg is the root, cgroup_rstat_flush(memcg->css.cgroup);
- *   mem_cgroup_flush_stats_ratelimited(memcg): flush only when the periodic
- *     flusher is one FLUSH_TIME late (the refault path);
- *   flush_memcg_stats_dwork(): do_flush_stats(root_mem_cgroup) with no
- *     gate, requeue stats_flush_dwork after FLUSH_TIME (2 s).
- * All three are redirected to replacements that hand the request to the
- * policy; `kernel` mode evaluates the kernel's own gate. struct
- * memcg_vmstats is private to memcontrol.c: the offset of stats_updates
- * comes from the kernel's BTF. The reader gate is inside the choke point,
- * so there is nothing to hold open.
+ * In mm/memcontrol.c of 6.12:
+ * - mem_cgroup_flush_stats(memcg) is global, not inlined. Its gate is
+ *   memcg_vmstats_needs_flush(memcg->vmstats), i.e. vmstats->stats_updates
+ *   > MEMCG_CHARGE_BATCH * num_online_cpus(). It then runs the inlined
+ *   do_flush_stats(memcg): flush_last_time = jiffies_64 for the root, and
+ *   cgroup_rstat_flush(memcg->css.cgroup).
+ * - mem_cgroup_flush_stats_ratelimited(memcg), on the refault path,
+ *   flushes only when the periodic flusher is one FLUSH_TIME late.
+ * - flush_memcg_stats_dwork() runs do_flush_stats(root_mem_cgroup) with no
+ *   gate and requeues stats_flush_dwork after FLUSH_TIME (2 s).
+ * All three are redirected to the policy. `kernel` mode evaluates the
+ * kernel's own gate. The gate is inside the choke point, so there is
+ * nothing to hold open. struct memcg_vmstats is private to memcontrol.c,
+ * so the offset of stats_updates comes from the kernel's BTF.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -2,24 +2,23 @@
 /*
  * Flush backend of the 7.x generation (per-memcg threshold, css_rstat).
  *
- * mm/memcontrol.c of 7.3:
- *   __mem_cgroup_flush_stats(memcg, force): static, the choke point: unless
- *     @force, flush only if memcg_vmstats_needs_flush(memcg->vmstats)
- *     (vmstats->stats_updates > MEMCG_CHARGE_BATCH * num_online_cpus()),
- *     then flush_last_time = jiffies when memcg is the root, and
- *     css_rstat_flush(&memcg->css); a memcg_flush_stats tracepoint;
- *   mem_cgroup_flush_stats(memcg): inlined into its callers in the file,
- *     calls __mem_cgroup_flush_stats(memcg, false);
- *   mem_cgroup_flush_stats_ratelimited(memcg): the refault path's limit;
- *   flush_memcg_stats_dwork(): __mem_cgroup_flush_stats(root, true) and
- *     requeue stats_flush_dwork after FLUSH_TIME on system_dfl_wq;
- *   forced flushes also come from cgroup offlining and zswap limits.
- * __mem_cgroup_flush_stats and mem_cgroup_flush_stats_ratelimited are
- * redirected; a forced request other than the periodic one always flushes.
- * In `kernel` mode the replacement does what the kernel does, except that
- * the memcg_flush_stats tracepoint does not fire while the module is
- * loaded. stats_updates' offset comes from BTF (struct memcg_vmstats is
- * private to memcontrol.c).
+ * In mm/memcontrol.c of 7.3:
+ * - __mem_cgroup_flush_stats(memcg, force) is static, the choke point.
+ *   Unless @force it flushes only if memcg_vmstats_needs_flush()
+ *   (vmstats->stats_updates > MEMCG_CHARGE_BATCH * num_online_cpus()).
+ *   It sets flush_last_time = jiffies for the root, calls
+ *   css_rstat_flush(&memcg->css) and fires a memcg_flush_stats tracepoint.
+ * - mem_cgroup_flush_stats(memcg) is inlined into its callers in the file
+ *   and calls __mem_cgroup_flush_stats(memcg, false).
+ * - mem_cgroup_flush_stats_ratelimited(memcg) is the refault path's limit.
+ * - flush_memcg_stats_dwork() calls __mem_cgroup_flush_stats(root, true)
+ *   and requeues stats_flush_dwork after FLUSH_TIME on system_dfl_wq.
+ * - Forced flushes also come from cgroup offlining and zswap limits.
+ * The first and the ratelimited one are redirected. A forced request
+ * other than the periodic one always flushes. `kernel` mode does what the
+ * kernel does, but the memcg_flush_stats tracepoint does not fire while
+ * the module is loaded. struct memcg_vmstats is private to memcontrol.c,
+ * so the offset of stats_updates comes from BTF.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -34,34 +34,93 @@ extern struct mcs_hook_table mcs_backend_hooks;
 #define mcs_backend_need_fn(name, addr) \
 	mcs_ksym_function("flush control", name, addr)
 
-/* Resolve the kernel objects; -ENOENT when this kernel lacks one. */
-int mcs_backend_init(void);
-void mcs_backend_exit(void);
-/*
- * @target is what a request is about: the memcg whose subtree a reader
- * wants flushed on per-memcg kernels, NULL for the root (and always on 6.1,
- * where every flush is global).
+/**
+ * mcs_backend_init() - resolve the kernel objects the backend uses
  *
- * In `kernel` mode, would the kernel flush @target for a reader now?
+ * Context: module load.
+ * Return: 0, or -ENOENT when this kernel lacks one (logged).
+ */
+int mcs_backend_init(void);
+
+/**
+ * mcs_backend_exit() - undo mcs_backend_init(); safe after a failed init
+ *
+ * Context: process context.
+ */
+void mcs_backend_exit(void);
+
+/*
+ * @target below is what a request is about: the memcg whose subtree a
+ * reader wants flushed on per-memcg kernels, NULL for the root. Always
+ * NULL on 6.1, where every flush is global.
+ */
+
+/**
+ * mcs_backend_kernel_wants() - would the kernel flush @target now
+ * @target: the memcg, or NULL
+ *
+ * For `kernel` mode: the kernel's own reader gate.
+ *
+ * Return: true when the kernel would flush for a reader.
  */
 bool mcs_backend_kernel_wants(void *target);
-/*
- * Flush @target as the kernel does; with @gate_open, leave the kernel's
- * reader gate open so that every reader reaches the policy. Returns false
- * when the flush did not run (another flush held the lock).
+
+/**
+ * mcs_backend_flush() - flush @target as the kernel does
+ * @target: the memcg, or NULL
+ * @gate_open: leave the reader gate open, so every reader reaches the policy
+ * @ns: the time the flush took, set when it ran
+ *
+ * Context: that of the kernel's flush it replaces.
+ * Return: false when the flush did not run (another flush held the lock).
  */
 bool mcs_backend_flush(void *target, bool gate_open, u64 *ns);
-/* Open the reader gate, or put it back so that the kernel takes over. */
+
+/**
+ * mcs_backend_gate() - open the reader gate, or hand it back to the kernel
+ * @open: true to open it
+ */
 void mcs_backend_gate(bool open);
-/* Stop or restart the kernel's own periodic flusher. */
+
+/**
+ * mcs_backend_kernel_periodic() - restart or stop the kernel's periodic flush
+ * @run: true to restart it
+ *
+ * Context: process context; stopping it sleeps.
+ */
 void mcs_backend_kernel_periodic(bool run);
+
 /* The kernel's own period, in ms. */
 #define MCS_KERNEL_PERIOD_MS	2000
 
 /* Implemented by flush.c, called by the backend's redirects. */
+
+/**
+ * mcs_flush_request() - one flush request, decided by the policy
+ * @origin: who asked
+ * @target: the memcg, or NULL
+ *
+ * Counts the request and exactly one of flush.performed or flush.skipped.
+ */
 void mcs_flush_request(enum mcs_flush_origin origin, void *target);
+
+/**
+ * mcs_flush_kernel_mode() - whether flush_mode is `kernel`
+ *
+ * Return: true in `kernel` mode.
+ */
 bool mcs_flush_kernel_mode(void);
+
+/**
+ * mcs_flush_enter() - a call enters a replacement
+ *
+ * Unload waits until every call that entered has left.
+ */
 void mcs_flush_enter(void);
+
+/**
+ * mcs_flush_leave() - a call leaves a replacement
+ */
 void mcs_flush_leave(void);
 
 #endif /* MCS_FLUSH_BACKEND_H */

@@ -3,16 +3,22 @@
 #define MCS_FLUSH_TICK_H
 
 /*
- * The one call from the counting layer up into the flush policy: update
- * rows tick the update_flush_every counter on the hot path. It is a direct
- * call (site_tramp.S and site.c), not a callback, to keep that path short.
- * flush.c owns both names.
+ * The one intended upward call, from the counting layer (site_tramp.S,
+ * site.c) into the flush policy. A direct call, not a callback, to keep
+ * the update path short. flush.c owns both names.
  */
 
 /* Nonzero: every Nth update on a cpu queues an async flush. */
 extern unsigned int mcs_update_every;
 
-/* Count one update; queue an async flush on every Nth (flush.c). */
+/**
+ * mcs_flush_update_tick() - count one stat update for update_flush_every
+ *
+ * Queues an async flush on every Nth update of a cpu.
+ *
+ * Context: any; called by the update rows while mcs_update_every is set.
+ * In NMI the update counts but nothing is queued (queue_work() locks).
+ */
 void mcs_flush_update_tick(void);
 
 #endif /* MCS_FLUSH_TICK_H */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook engine: counting rows go to their function's counting site
- * (site.c); redirects are ftrace_ops of their own. Life of a redirect, as
- * in samples/ftrace/ftrace-ops.c:
- * ftrace_set_filter_ip() then register_ftrace_function(); teardown is
- * unregister_ftrace_function() (which waits for every cpu to leave the
- * callback) then ftrace_free_filter().
+ * The hook engine. Counting rows go to their function's counting site
+ * (site.c). A redirect is an ftrace_ops of its own, used as in
+ * samples/ftrace/ftrace-ops.c: ftrace_set_filter_ip(), then
+ * register_ftrace_function(). Teardown: unregister_ftrace_function(),
+ * which waits for every cpu to leave the callback, then
+ * ftrace_free_filter().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -224,11 +224,10 @@ void mcs_hook_table_exit(struct mcs_hook_table *t)
 		h->site = NULL;
 	}
 	/*
-	 * A trampoline that read one of these rows before it was unlinked may
-	 * still be about to add to its per-cpu data. In task context it may
-	 * be preempted there (RCU Tasks waits for that, as ftrace does before
-	 * it lets a trampoline go); in an interrupt or with preemption off it
-	 * is inside what synchronize_rcu() waits for.
+	 * A trampoline that read one of these rows before the unlink may
+	 * still be about to add to its per-cpu data. Preempted there in task
+	 * context, RCU Tasks waits for it (as ftrace does for a trampoline).
+	 * In an interrupt or with preemption off, synchronize_rcu() does.
 	 */
 	if (in_use) {
 		synchronize_rcu();

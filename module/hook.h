@@ -10,18 +10,16 @@
 
 /*
  * One small engine for every hook of the module. A hook is a row of a
- * per-generation table (flush.c, stock.c): the function it watches, the
- * caller a call must come from to count ("count-if-called-from", decided by
- * one range compare on the caller's return address), the counter it feeds,
- * and the mechanism:
- *   count     add one to ->counter per matching call (an update row also
- *             adds the update's size, see site_abi.h), through the counting
- *             site of the function (site.h): a direct-call trampoline, or
- *             an ftrace_ops where the kernel refuses the direct call;
- *   redirect  send the call to ->redirect_to (FTRACE_OPS_FL_IPMODIFY, the
- *             livepatch mechanism) unless the module itself is the caller.
- * A row applies to the kernel generations in ->gens (MCS_GEN_BIT of
- * compat.h; 0: all); rows of other generations are ignored.
+ * table (flush.c, stock.c): the function it watches, the caller a call
+ * must come from to count (one range compare on the return address), the
+ * counter it feeds, and the mechanism:
+ *   count     add one to ->counter per matching call, and an update row
+ *             the update's size too (site_abi.h). Done by the function's
+ *             counting site (site.h).
+ *   redirect  send the call to ->redirect_to (FTRACE_OPS_FL_IPMODIFY, as
+ *             livepatch does), unless the module itself is the caller.
+ * Rows whose ->gens (MCS_GEN_BIT bits, 0: all) lack this generation are
+ * ignored.
  */
 /* Compiler clones of one caller counted with it (.cold, .part.0, ...). */
 #define MCS_HOOK_CLONES_MAX	2
@@ -180,8 +178,18 @@ bool mcs_hooks_resolved(struct mcs_hook_table *t, unsigned int group);
  */
 void mcs_hooks_set_missing(struct mcs_hook_table *t, unsigned int group);
 
-/* The hook engine's mutex, for clones.c, which adds rows to hooks. */
+/**
+ * mcs_hooks_lock() - take the hook engine's mutex
+ *
+ * For clones.c, which adds rows to hooks.
+ *
+ * Context: process context; sleeps.
+ */
 void mcs_hooks_lock(void);
+
+/**
+ * mcs_hooks_unlock() - release the hook engine's mutex
+ */
 void mcs_hooks_unlock(void);
 
 /**

@@ -8,21 +8,18 @@
 /*
  * IBT-safe calls into kernel functions that are not exported.
  *
- * With X86_KERNEL_IBT the kernel seals (poisons the ENDBR of) every function
- * it never calls indirectly: kallsyms_lookup_name(), cgroup_rstat_flush()
- * and the like. An indirect call from the module into one of them raises #CP
- * on a CPU that enforces IBT. So the module never calls such a function
- * through a pointer: it calls a stub of its own, directly, and an ftrace
- * ops on the stub (FTRACE_OPS_FL_IPMODIFY) changes the saved instruction
- * pointer to the kernel function. ftrace leaves its trampoline with a RET,
- * which IBT does not check, so the kernel function runs as if the stub had
- * tail-called it, and returns straight to the stub's caller with its result.
- * Until the ops is attached the stub's own body runs: it returns 0, which
- * every caller treats as "not available".
+ * With X86_KERNEL_IBT the kernel seals (poisons the ENDBR of) every
+ * function it never calls indirectly, such as kallsyms_lookup_name() and
+ * cgroup_rstat_flush(). An indirect call into one raises #CP.
  *
- * A stub must be a real call with its own fentry: declare it
- * `static __noipa noinline` (noipa keeps the compiler from inlining it or
- * from assuming its return value) and not notrace.
+ * So we call a stub of our own, directly. An IPMODIFY ftrace ops on the
+ * stub sets the saved ip to the kernel function. ftrace leaves with a RET,
+ * which IBT does not check, so the kernel function runs as if tail-called
+ * and returns its result to the stub's caller. Until the ops is attached
+ * the stub's body runs and returns 0, "not available" to every caller.
+ *
+ * A stub needs a real call and its own fentry: `static __noipa noinline`
+ * (no inlining, no assumed return value), not notrace.
  */
 struct mcs_kcall {
 	const char *name;	/* for messages */
@@ -32,8 +29,22 @@ struct mcs_kcall {
 	bool attached;
 };
 
-/* Send calls of kc->stub to @addr. */
+/**
+ * mcs_kcall_attach() - send calls of @kc's stub to @addr
+ * @kc: the stub; attaching it twice is a no-op
+ * @addr: the kernel function
+ *
+ * Context: process context; takes ftrace's mutex.
+ * Return: 0, or the ftrace error (logged).
+ */
 int mcs_kcall_attach(struct mcs_kcall *kc, unsigned long addr);
+
+/**
+ * mcs_kcall_detach() - let calls of @kc's stub run its own body again
+ * @kc: the stub; a no-op when not attached
+ *
+ * Context: process context; takes ftrace's mutex.
+ */
 void mcs_kcall_detach(struct mcs_kcall *kc);
 
 #endif /* MCS_KCALL_H */

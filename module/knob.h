@@ -7,11 +7,10 @@
 
 /*
  * A debugfs knob: a file that reads back its value and parses writes
- * strictly. @set receives the written text without its one optional
- * trailing newline and returns 0 or a negative errno (-EINVAL for text it
- * rejects); it changes nothing on error.
- * @param, when set, points at the module parameter that gives the knob its
- * value at load (NULL text: the knob keeps its value).
+ * strictly. @set gets the text without its one optional trailing newline.
+ * It returns 0 or a negative errno (-EINVAL for bad text) and changes
+ * nothing on error. @param, if set, is the module parameter that gives
+ * the value at load (NULL text: the knob keeps its value).
  */
 struct mcs_knob {
 	const char *name;
@@ -19,15 +18,15 @@ struct mcs_knob {
 	void (*show)(struct seq_file *m);
 	char **param;
 	/*
-	 * For @param: -EINVAL for text @set would reject, else whether the
-	 * value asks for a change from the kernel's own behaviour (1) or not.
+	 * For @param: -EINVAL for text @set would reject, else 1 when the
+	 * value changes the kernel's own behaviour, 0 if not.
 	 */
 	int (*check)(const char *text);
 };
 
 /*
- * A knob table's row for the knob whose module parameter is the charp
- * @var: the knob takes the parameter's name, so the two cannot drift apart.
+ * A knob table row for the charp module parameter @var. The knob takes the
+ * parameter's name, so the two cannot drift apart.
  */
 #define MCS_KNOB_ROW(var, setter, shower, checker)			\
 	{ .name = #var, .set = setter, .show = shower, .param = &(var),	\

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Symbol resolution. kallsyms_lookup_name() is not exported since 5.7: a
- * kprobe on it tells its address (registered and removed at once, it never
- * fires). It and kallsyms_lookup_size_offset() are then reached through
- * kcall stubs (kcall.h), never through a function pointer, so that this
- * works on kernels that seal them for IBT. Every symbol the module needs is
- * looked up once, at init. Static functions and variables are in kallsyms
- * (KALLSYMS_ALL).
+ * Symbol resolution. kallsyms_lookup_name() is not exported since 5.7. A
+ * kprobe on it, registered and removed at once, gives its address. It and
+ * kallsyms_lookup_size_offset() are called through kcall stubs (kcall.h),
+ * as IBT may seal them. Symbols are looked up once, at init. Static
+ * functions and variables are in kallsyms (KALLSYMS_ALL).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -6,12 +6,40 @@
 
 #include "compat.h"
 
+/**
+ * mcs_ksym_init() - find kallsyms_lookup_name() and the image bounds
+ *
+ * kallsyms_lookup_name() is found with a kprobe, as it is not exported.
+ * kallsyms_on_each_symbol() and the bounds are optional (logged if absent).
+ *
+ * Context: module load, before any other lookup.
+ * Return: 0, or a negative errno.
+ */
 int mcs_ksym_init(void);
+
+/**
+ * mcs_ksym_exit() - undo mcs_ksym_init()
+ *
+ * Context: module unload, after every other user.
+ */
 void mcs_ksym_exit(void);
-/* Address of a kernel symbol, 0 when this kernel does not have it. */
+
+/**
+ * mcs_ksym() - the address of a kernel symbol
+ * @name: the symbol
+ *
+ * Return: the address, or 0 when this kernel does not have it.
+ */
 unsigned long mcs_ksym(const char *name);
-/* @addr lies in the kernel image's text (not in a module). */
+
+/**
+ * mcs_ksym_in_text() - whether @addr lies in the kernel image's text
+ * @addr: an address
+ *
+ * Return: true for the core kernel's text, false for a module's.
+ */
 bool mcs_ksym_in_text(unsigned long addr);
+
 /**
  * mcs_ksym_object() - a variable of the core kernel that the module writes
  * @what: the feature that needs it, for the message
@@ -26,10 +54,19 @@ bool mcs_ksym_in_text(unsigned long addr);
  */
 int mcs_ksym_object(const char *what, const char *name, void *addr,
 		    size_t size);
-/* The same for a function of the core kernel that the module calls. */
+/**
+ * mcs_ksym_function() - a function of the core kernel that the module calls
+ * @what: the feature that needs it, for the message
+ * @name: its symbol
+ * @addr: where to store its address
+ *
+ * Like mcs_ksym_object(), but the symbol must lie in the kernel's text.
+ *
+ * Return: 0, or -ENOENT after one log line naming @what.
+ */
 int mcs_ksym_function(const char *what, const char *name,
 		      unsigned long *addr);
-/* kallsyms_on_each_symbol()'s callback: 0 to go on. */
+/* Callback of kallsyms_on_each_symbol(): 0 to go on. */
 typedef int (*mcs_ksym_each_fn)(void *data, const char *name,
 				MCS_KSYM_EACH_MOD unsigned long addr);
 
@@ -52,7 +89,14 @@ int mcs_ksym_each(mcs_ksym_each_fn fn, void *data);
  */
 int mcs_ksym_size(unsigned long addr, unsigned long *size);
 
-/* [start, end) of the function called @name; -ENOENT when absent. */
+/**
+ * mcs_ksym_range() - the extent of a function of the kernel's text
+ * @name: the function
+ * @start: its first byte
+ * @end: the byte after its last
+ *
+ * Return: 0, or -ENOENT when the kernel's text has no @name.
+ */
 int mcs_ksym_range(const char *name, unsigned long *start, unsigned long *end);
 
 #endif /* MCS_KSYM_H */

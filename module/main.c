@@ -31,10 +31,8 @@ static int __init mcs_init(void)
 	int ret;
 
 	/*
-	 * Booted with cgroup_disable=memory: no memcg is ever charged and no
-	 * memcg stat changes, so there is nothing to control, and counters
-	 * that stayed at 0 would read like an idle machine. Refuse, in one
-	 * line, before anything is hooked or logged.
+	 * cgroup_disable=memory: nothing to control, and counters stuck at 0
+	 * would read like an idle machine. Refuse before hooking anything.
 	 */
 	if (mem_cgroup_disabled()) {
 		pr_err("not loaded: the memory controller is disabled (cgroup_disable=memory); nothing to control\n");

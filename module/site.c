@@ -86,10 +86,9 @@ void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
 }
 
 /*
- * The fallback: the trampolines' walk, in C. Registered without
- * FTRACE_OPS_FL_RECURSION, which would wrap the callback in ftrace's
- * recursion guard (preempt off/on and an indirect call): it only adds to
- * per-cpu counters and calls nothing that this ops traces.
+ * The fallback: the trampolines' walk, in C. No FTRACE_OPS_FL_RECURSION:
+ * its guard costs a preempt off/on and an indirect call, and this callback
+ * only adds to per-cpu counters and calls nothing this ops traces.
  */
 static void notrace mcs_site_ftrace_cb(unsigned long ip,
 				       unsigned long parent_ip,
@@ -121,10 +120,10 @@ static unsigned long mcs_site_tramp(const struct mcs_site *s)
 
 #if MCS_HAVE_DIRECT
 /*
- * A livepatch or a kprobe with a post_handler (IPMODIFY ftrace users) may
- * share a function with a direct trampoline only if the direct ops agrees.
- * Ours counts and returns to wherever the saved ip points, so it always
- * does; the kernel log and `hooks` say so.
+ * An IPMODIFY user (a livepatch, a kprobe with a post_handler) may share a
+ * function with a direct trampoline only if the direct ops agrees. Ours
+ * returns to wherever the saved ip points, so it always agrees. The log
+ * and `hooks` say so.
  */
 static int mcs_site_ops_func(struct ftrace_ops *op, MCS_OPS_FUNC_IP
 			     enum ftrace_ops_cmd cmd)
@@ -217,14 +216,14 @@ static void mcs_site_unregister(struct mcs_site *s)
 }
 
 /*
- * Point the trampolines' list at the attached rows, in site order (that of
- * their caller ranges' starts: the walk stops at the first row that
- * starts above the caller), and
- * the single-row variants at the row when there is one. A walker running
- * concurrently only ever steps to a later row, so it ends; it may still
- * count a row detached under it, once. With two rows attached the single
- * pointer keeps the row it had: the variant that reads it stays
- * registered until mcs_site_update() moves the call to the walk.
+ * Link the attached rows for the trampolines, sorted by caller start (the
+ * walk stops at the first row above the caller), and point the single-row
+ * variants at the row when there is one.
+ *
+ * A concurrent walker only steps to later rows, so it ends. It may count
+ * a row detached under it, once. With two rows attached the single pointer
+ * keeps its row: its variant stays registered until mcs_site_update()
+ * moves the call to the walk.
  */
 static void mcs_site_relink(struct mcs_site *s)
 {

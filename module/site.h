@@ -9,21 +9,18 @@
 #include "flush_tick.h"
 
 /*
- * Counting sites: every counting row (hook.h) of every table that watches
- * the same kernel function shares one site, and so one ftrace registration
- * for that function, whatever groups its rows belong to:
- *   direct  a direct-call trampoline of site_tramp.S: the fentry call goes
- *           straight to it (or through ftrace_regs_caller when other ftrace
- *           users share the function);
- *   ftrace  an ordinary ftrace_ops whose C callback walks the same rows,
- *           used where the direct registration fails (another direct user,
- *           such as a BPF trampoline, owns the function: -EBUSY).
- * Attaching a row links it into its site's list of attached rows;
- * the first attached row registers the site, detaching the last one
- * unregisters it, and a change in between moves the direct call to the
- * trampoline variant that fits the rows now attached (modify_ftrace_direct,
- * which keeps every call counted during the switch). All of it under the
- * hook engine's mutex.
+ * Counting sites. All counting rows (hook.h) that watch the same kernel
+ * function share one site, so one ftrace registration, of one of two kinds:
+ *   direct  a direct-call trampoline of site_tramp.S, called straight from
+ *           the fentry site (or via ftrace_regs_caller when other ftrace
+ *           users share the function).
+ *   ftrace  an ordinary ftrace_ops whose C callback walks the same rows.
+ *           Used when another direct user, such as a BPF trampoline, owns
+ *           the function (-EBUSY).
+ * The first attached row registers the site, the last detached one
+ * unregisters it. Changes in between move the direct call to the variant
+ * that fits the attached rows with modify_ftrace_direct(), which counts
+ * every call during the switch. All under the hook engine's mutex.
  */
 /* Rows of one site at most (every generation has fewer than 4). */
 #define MCS_SITE_ROWS_MAX	8

@@ -4,17 +4,19 @@
 
 /*
  * The counting rows as the direct trampolines (site_tramp.S) read them.
- * Included by C and by assembly: the offsets below are checked against
- * struct mcs_site_row and struct mcs_row_pcpu in site.c with static_assert.
+ * Included by C and assembly. site.c checks the offsets against struct
+ * mcs_site_row and struct mcs_row_pcpu with static_assert.
  *
- * A site is one hooked kernel function. Its attached rows form a singly
- * linked list headed by mcs_site_heads[site index]; when exactly one row is
- * attached, mcs_site_single[site index] points at it too. Per row and
- * call: when the caller (parent ip) lies in [start, end), add one to the
- * row's per-cpu hits; an update row also adds |argument 2| (argument 2,
- * for an unsigned count) to its per-cpu amount and, while
- * update_flush_every is set, calls mcs_flush_update_tick(). The counters
- * of `stats` are sums of these (counters.c).
+ * A site is one hooked kernel function. mcs_site_heads[site] heads the
+ * list of its attached rows. With exactly one row attached,
+ * mcs_site_single[site] points at it too.
+ *
+ * Per row and call, when the caller (parent ip) lies in [start, end):
+ * - add one to the row's per-cpu hits;
+ * - update rows add |argument 2| (as is, for an unsigned count) to the
+ *   per-cpu amount, and call mcs_flush_update_tick() while
+ *   update_flush_every is set.
+ * The `stats` counters are sums of these (counters.c).
  */
 #define MCS_ROW_START		0	/* caller range, 0 .. ~0UL: any caller */
 #define MCS_ROW_END		8
@@ -33,9 +35,9 @@
 #define MCS_NR_KINDS		4
 
 /*
- * Trampoline variants of a site (mcs_site_tramps[variant][site]): the walk
- * of the list serves every row set; a site whose one attached row takes
- * every caller uses the short variant of that row's kind.
+ * Trampoline variants of a site (mcs_site_tramps[variant][site]). The walk
+ * serves any set of rows. One attached row that takes every caller uses
+ * the short variant of its kind.
  */
 #define MCS_VARIANT_WALK	0
 #define MCS_VARIANT_SINGLE	1	/* + the row's kind */

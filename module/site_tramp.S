@@ -1,37 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Direct-call trampolines of the counting sites (site.c): ftrace patches
- * the fentry call of a hooked function to call one of these directly when
- * the site registered a direct ops (samples/ftrace/ftrace-direct-multi.c
- * shows the contract). A call costs a few instructions: no ftrace_ops
- * dispatch, no C call.
+ * Direct-call trampolines of the counting sites (site.c). ftrace patches
+ * a hooked function's fentry call to call one of these directly (the
+ * contract is that of samples/ftrace/ftrace-direct-multi.c). A call costs
+ * a few instructions: no ftrace_ops dispatch, no C call.
  *
- * At entry (a direct call from the fentry site, or a RET from
- * ftrace_regs_caller when the function is shared with other ftrace users;
- * the stack is the same either way):
+ * We are entered by a direct call from the fentry site, or by a RET from
+ * ftrace_regs_caller when other ftrace users share the function. The
+ * stack is the same either way:
  *   (%rsp)   return address into the hooked function, after its fentry call
- *   8(%rsp)  the hooked function's return address: the caller ("parent ip")
- * The function's own prologue has not run: its arguments are live in
- * %rdi, %rsi, %rdx, %rcx, %r8, %r9 and must be kept, as must %rax; %r10
- * and %r11 are free (ftrace_caller does not save them around its C
- * callbacks either).
+ *   8(%rsp)  the hooked function's return address, the caller (parent ip)
+ * The function's prologue has not run. Its arguments in %rdi, %rsi, %rdx,
+ * %rcx, %r8, %r9 must be kept, and %rax too. %r10 and %r11 are free
+ * (ftrace_caller does not save them around its C callbacks either).
  *
  * Each site N has one trampoline per variant (site_abi.h):
- *   mcs_site_walk_N   walks the site's list of attached rows: compare the
- *                     caller range, `incq %gs:` into the row's per-cpu
- *                     hits, add an update row's amount; the rows go by
- *                     the start of their caller range, so a caller below
- *                     one row's range ends the walk. A caller at or below
- *                     the highest of the other tracers' return trampolines
- *                     (where a kretprobe or the graph tracer may have put
- *                     one) goes to C, which checks and recovers the true
- *                     caller (caller.h); the kernel's own callers lie far
- *                     above those, in mm/;
+ *   mcs_site_walk_N   walks the site's attached rows. The rows are sorted
+ *                     by the start of their caller range, so a caller
+ *                     below a row's range ends the walk. A caller at or
+ *                     below the highest return trampoline of another
+ *                     tracer (kretprobe, graph tracer) goes to C, which
+ *                     recovers the true caller (caller.h). The kernel's
+ *                     own callers, in mm/, lie far above those.
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
- *                     the same for a site with one attached row that takes
- *                     every caller, without the walk.
+ *                     one attached row that takes every caller: no walk.
  * Per-cpu addresses come from the rows (alloc_percpu pointers), so nothing
- * here depends on how the kernel lays out its per-cpu areas.
+ * here depends on the kernel's per-cpu layout.
  */
 #include <linux/linkage.h>
 #include <asm/nospec-branch.h>
@@ -40,10 +34,9 @@
 #include "site_abi.h"
 
 /*
- * The trampolines' addresses are taken (ftrace calls them), so each
- * starts with an ENDBR where the kernel uses IBT. SYM_START carries none
- * on any version (SYM_FUNC_START did until 6.15), so the ENDBR here is
- * the only one, and it is empty without CONFIG_X86_KERNEL_IBT.
+ * ftrace calls the trampolines indirectly, so each needs an ENDBR under
+ * IBT. SYM_START never adds one (SYM_FUNC_START did until 6.15), so this
+ * is the only one. It is empty without CONFIG_X86_KERNEL_IBT.
  */
 .macro MCS_TRAMP_ENTRY name
 SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
@@ -97,9 +90,9 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 .endm
 
 /*
- * The caller (%r10) is a return trampoline: mcs_site_recover(\n, slot,
- * argument 2). The slot is 8(%rsp) at entry, 72 once eight registers are
- * saved; argument 2 is already in %rdx.
+ * The caller (%r10) may be a return trampoline: call
+ * mcs_site_recover(\n, slot, argument 2). The slot is 8(%rsp) at entry,
+ * 72(%rsp) once eight registers are saved. Argument 2 is already in %rdx.
  */
 .macro MCS_RECOVER n
 	MCS_SAVE_ARGS

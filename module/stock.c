@@ -2,48 +2,40 @@
 /*
  * Charge-stock and object-stock counters.
  *
- * consume_stock() and consume_obj_stock() are inlined into their callers,
- * so their outcome is counted through neighbours, attributing a call to its
- * caller by ftrace's parent_ip (one range compare):
- *   charge stock   attempt = try_charge_memcg() called;
- *                  miss    = page_counter_try_charge() called from inside
- *                            try_charge_memcg() (on cgroup v2 exactly one
- *                            per failed consume_stock(); a retry after
- *                            reclaim tries the stock again, so it is a miss
- *                            again; with cgroup v1 memsw accounting the
- *                            memsw charge would count too: v2 only);
- *   object stock   attempt = obj_cgroup_charge() called;
- *                  miss    = try_charge_memcg() called from inside
- *                            obj_cgroup_charge() (obj_cgroup_charge_pages()
- *                            is inlined there);
- *   objcg vmstat   update  = mod_objcg_state() called;
- *                  flush   = the cached slab bytes pushed to the memcg, by
- *                            mod_objcg_state() or when drain_obj_stock()
- *                            empties the stock: the __mod_objcg_state calls
- *                            of the object-stock report
- *                            (docs/background.md#obj-stock-vmstat), now
- *                            the inlined mod_objcg_mlstate().
- *                            6.1: it calls the out-of-line copy of the
- *                            header's mod_memcg_lruvec_state(), which only
- *                            it calls and which, being `inline`, is notrace:
- *                            count __mod_memcg_lruvec_state() called from
- *                            inside that copy. 6.12: count the static
- *                            __mod_memcg_lruvec_state() called from inside
- *                            mod_objcg_state() or drain_obj_stock().
- * Refills and drains are calls of the functions of those names.
- * Adding a kernel generation is adding rows below (re-check inlining).
+ * consume_stock() and consume_obj_stock() are inlined into their callers.
+ * So their outcome is counted through neighbours, by caller (one range
+ * compare on ftrace's parent_ip):
  *
- * The stock_hooks knob detaches and re-attaches the whole group; the counter
- * values are kept (only `reset` zeroes them) and other groups are untouched.
+ * - charge stock attempt: try_charge_memcg() called.
+ * - charge stock miss: page_counter_try_charge() called from
+ *   try_charge_memcg(). On cgroup v2 exactly one per failed
+ *   consume_stock(); a retry after reclaim is another miss. v2 only: v1
+ *   memsw accounting would count its memsw charge too.
+ * - object stock attempt: obj_cgroup_charge() called.
+ * - object stock miss: try_charge_memcg() called from obj_cgroup_charge()
+ *   (obj_cgroup_charge_pages() is inlined there).
+ * - objcg vmstat update: mod_objcg_state() called.
+ * - objcg vmstat flush: cached slab bytes pushed to the memcg by
+ *   mod_objcg_state() or by drain_obj_stock(). These are the
+ *   __mod_objcg_state calls of docs/background.md#obj-stock-vmstat, now
+ *   the inlined mod_objcg_mlstate(). On 6.1 it calls the out-of-line copy
+ *   of the header's mod_memcg_lruvec_state(), notrace as `inline` and
+ *   called by nothing else: count __mod_memcg_lruvec_state() from that
+ *   copy. On 6.12 count the static __mod_memcg_lruvec_state() from
+ *   mod_objcg_state() or drain_obj_stock().
+ * - refills and drains: calls of the functions of those names.
  *
- * objcg_vmstat.flushes is opt-in (objcg_flush_hooks, default 0): the
- * function it counts through, (__)mod_memcg_lruvec_state(), runs for every
- * page-state update (about four times per page fault), while the event it
- * counts is slab-only and rare on most workloads. Counting it by caller
- * costs a walk on each of those calls, most of what the default hooks
- * would add to a fault; the experiments that need it turn it on. While it
- * is off the counter is not listed in `stats`, so that nothing reads a
- * zero it did not count.
+ * A new kernel generation needs new rows below (re-check inlining).
+ *
+ * The stock_hooks knob detaches and re-attaches the whole group. Counter
+ * values are kept (only `reset` zeroes them).
+ *
+ * objcg_vmstat.flushes is opt-in (objcg_flush_hooks, default 0). It counts
+ * through (__)mod_memcg_lruvec_state(), which runs for every page-state
+ * update (about four per page fault), for an event that is slab-only and
+ * rare. That walk would be most of the default hooks' cost per fault.
+ * While off, the counter is not listed in `stats`, so nobody reads a zero
+ * that was never counted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,14 +97,14 @@ static struct mcs_hook mcs_stock_rows[] = {
 		      MCS_OBJCG_VMSTAT_FLUSHES),
 
 	/*
-	 * 7.x: seven memcgs per cpu in the page stock, a separate obj stock
-	 * of five slots; the slab path charges per object in
-	 * __memcg_slab_post_alloc_hook() (each object ends in one
-	 * __account_obj_stock() there) and __obj_cgroup_charge() is inlined
-	 * into it and into obj_cgroup_charge(), so an obj-stock miss is a call
-	 * of obj_cgroup_charge_pages() from either. The cached slab vmstat
-	 * bytes go out through mod_memcg_lruvec_state() (mod_objcg_mlstate()
-	 * inlined) from __account_obj_stock() or when a slot is drained.
+	 * 7.x: the page stock holds seven memcgs per cpu, the obj stock five
+	 * slots. The slab path charges per object in
+	 * __memcg_slab_post_alloc_hook(), each ending in one
+	 * __account_obj_stock(). __obj_cgroup_charge() is inlined there and
+	 * into obj_cgroup_charge(), so an obj-stock miss is a call of
+	 * obj_cgroup_charge_pages() from either. Cached slab vmstat bytes go
+	 * out through mod_memcg_lruvec_state() (mod_objcg_mlstate() inlined),
+	 * from __account_obj_stock() or when a slot is drained.
 	 */
 	MCS_STOCK_ROW(MCS_ON_7X, "charge_stock.attempts", "try_charge_memcg",
 		      NULL, MCS_CHARGE_STOCK_ATTEMPTS),
@@ -151,8 +143,8 @@ struct mcs_hook_table mcs_stock_hooks = {
 };
 
 /*
- * The two switches: objcg_vmstat.flushes counts while both are on. Knob
- * writes are serialised here so that the pair is read and applied as one.
+ * objcg_vmstat.flushes counts while both switches are on. This lock makes
+ * a knob write read and apply the pair as one.
  */
 static DEFINE_MUTEX(mcs_stock_lock);
 static bool mcs_optin_on;

@@ -5,10 +5,14 @@
 #include <linux/bug.h>
 #include <linux/module.h>
 
-/*
- * An ftrace ops that fails to unregister may still send calls into this
- * module: warn, and pin the module so that its code is never freed under
- * them. At unload it is too late to pin; the warning is all there is.
+/**
+ * mcs_unregister_check() - handle the result of an ftrace unregister
+ * @ret: what the unregister returned
+ * @what: the ops, for the warning
+ *
+ * An ops that failed to unregister may still call into the module. Warn,
+ * and pin the module so its code is not freed under those calls. At
+ * unload it is too late to pin; the warning is all there is.
  */
 static inline void mcs_unregister_check(int ret, const char *what)
 {
