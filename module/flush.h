@@ -25,7 +25,8 @@ const char *mcs_flush_state(void);
  * parameter asks for a change it cannot make.
  *
  * Context: module load.
- * Return: 0, or a negative errno (-EINVAL for a bad parameter).
+ * Return: 0, or a negative errno: -EINVAL for a bad parameter,
+ * -EOPNOTSUPP for one that needs flush control this load lacks.
  */
 int mcs_flush_init(void);
 

@@ -64,8 +64,8 @@ static void mcs612_flush_stats(struct mem_cgroup *memcg)
 }
 
 /*
- * The replacement of mem_cgroup_flush_stats_ratelimited(memcg): the
- * kernel's rate limit in `kernel` mode, none under the module's policy.
+ * Replaces mem_cgroup_flush_stats_ratelimited(). The kernel's rate limit
+ * applies in `kernel` mode only.
  */
 static void mcs612_flush_stats_ratelimited(struct mem_cgroup *memcg)
 {

@@ -14,11 +14,11 @@
  * - flush_memcg_stats_dwork() calls __mem_cgroup_flush_stats(root, true)
  *   and requeues stats_flush_dwork after FLUSH_TIME on system_dfl_wq.
  * - Forced flushes also come from cgroup offlining and zswap limits.
- * The first and the ratelimited one are redirected. A forced request
- * other than the periodic one always flushes. `kernel` mode does what the
- * kernel does, but the memcg_flush_stats tracepoint does not fire while
- * the module is loaded. struct memcg_vmstats is private to memcontrol.c,
- * so the offset of stats_updates comes from BTF.
+ * __mem_cgroup_flush_stats and the ratelimited one are redirected. A
+ * forced request other than the periodic one always flushes. `kernel` mode
+ * does what the kernel does, but the memcg_flush_stats tracepoint does not
+ * fire while the module is loaded. struct memcg_vmstats is private to
+ * memcontrol.c, so the offset of stats_updates comes from BTF.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,8 +75,8 @@ static void mcs7x_flush_stats_periodic(struct mem_cgroup *memcg, bool force)
 }
 
 /*
- * The replacement of mem_cgroup_flush_stats_ratelimited(memcg): the
- * kernel's rate limit in `kernel` mode, none under the module's policy.
+ * Replaces mem_cgroup_flush_stats_ratelimited(). The kernel's rate limit
+ * applies in `kernel` mode only.
  */
 static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
 {

@@ -17,7 +17,7 @@ extern unsigned int mcs_update_every;
  * Queues an async flush on every Nth update of a cpu.
  *
  * Context: any; called by the update rows while mcs_update_every is set.
- * In NMI the update counts but nothing is queued (queue_work() locks).
+ * In NMI the tick counts but nothing is queued (queue_work() locks).
  */
 void mcs_flush_update_tick(void);
 

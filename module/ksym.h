@@ -36,7 +36,7 @@ unsigned long mcs_ksym(const char *name);
  * mcs_ksym_in_text() - whether @addr lies in the kernel image's text
  * @addr: an address
  *
- * Return: true for the core kernel's text, false for a module's.
+ * Return: true when it does; a module's text is not the kernel's.
  */
 bool mcs_ksym_in_text(unsigned long addr);
 

@@ -56,11 +56,7 @@ static void notrace mcs_row_count(struct mcs_site_row *r, long val)
 		mcs_flush_update_tick();
 }
 
-/*
- * The walk found a caller that may be another tracer's return trampoline.
- * Rows that take every caller have counted the call already; the
- * caller-filtered ones are decided here, with the true caller.
- */
+/* Rows that take every caller have counted the call already. */
 void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
 			      long arg2)
 {
