@@ -8,8 +8,9 @@
  * struct mcs_site_row and struct mcs_row_pcpu in site.c with static_assert.
  *
  * A site is one hooked kernel function. Its attached rows form a singly
- * linked list headed by mcs_site_heads[site index]; when exactly one row is
- * attached, mcs_site_single[site index] points at it too. Per row and
+ * linked list headed by mcs_site_heads[site index]. When the first row
+ * takes every caller and only counts, mcs_site_single[site index] holds
+ * its per-cpu data and mcs_site_rest[site index] the rows after it. Per row and
  * call: when the caller (parent ip) lies in [start, end), add one to the
  * row's per-cpu hits; an update row also adds |argument 2| (argument 2,
  * for an unsigned count) to its per-cpu amount and, while
@@ -35,10 +36,13 @@
 /*
  * Trampoline variants of a site (mcs_site_tramps[variant][site]): the walk
  * of the list serves every row set; a site whose one attached row takes
- * every caller uses the short variant of that row's kind.
+ * every caller uses the short variant of that row's kind; a site whose
+ * first row takes every caller and only counts, followed by filtered
+ * rows, counts that row and walks only the rest.
  */
 #define MCS_VARIANT_WALK	0
-#define MCS_VARIANT_SINGLE	1	/* + the row's kind */
+#define MCS_VARIANT_HEADWALK	1
+#define MCS_VARIANT_SINGLE	2	/* + the row's kind */
 #define MCS_NR_VARIANTS		(MCS_VARIANT_SINGLE + MCS_NR_KINDS)
 
 /* Functions hooked for counting at once, over every table. */
