@@ -27,11 +27,13 @@ static_assert(offsetof(struct mcs_row_pcpu, hits) == MCS_PCPU_HITS);
 static_assert(offsetof(struct mcs_row_pcpu, amount) == MCS_PCPU_AMOUNT);
 
 /*
- * Read by site_tramp.S: the first attached row of each site, and the
- * per-cpu data of the one row of a site that has one.
+ * Read by site_tramp.S: the first attached row of each site; the per-cpu
+ * data of a first row that takes every caller (alone, or counting ahead
+ * of others); the rows the head-walk walks after it.
  */
 struct mcs_site_row *mcs_site_heads[MCS_SITES_MAX];
 struct mcs_row_pcpu __percpu *mcs_site_single[MCS_SITES_MAX];
+struct mcs_site_row *mcs_site_rest[MCS_SITES_MAX];
 
 static struct mcs_site mcs_sites[MCS_SITES_MAX];
 
@@ -103,6 +105,12 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 	}
 }
 
+/* A first row the head-walk counts without compares. */
+static bool mcs_row_headcount(const struct mcs_site_row *r)
+{
+	return r && mcs_row_any_caller(r) && r->kind == MCS_KIND_COUNT;
+}
+
 /* The trampoline that fits the attached rows of @s. */
 static unsigned long mcs_site_tramp(const struct mcs_site *s)
 {
@@ -111,7 +119,24 @@ static unsigned long mcs_site_tramp(const struct mcs_site *s)
 
 	if (s->nr_attached == 1 && r && mcs_row_any_caller(r))
 		v = MCS_VARIANT_SINGLE + r->kind;
+	else if (s->nr_attached > 1 && mcs_row_headcount(r))
+		v = MCS_VARIANT_HEADWALK;
 	return mcs_site_tramps[v][s->index];
+}
+
+/* Move @s's direct call to the trampoline @want. */
+static int mcs_site_move(struct mcs_site *s, unsigned long want)
+{
+	int ret;
+
+	if (want == s->tramp)
+		return 0;
+	ret = mcs_direct_modify(&s->ops, want);
+	if (ret)
+		pr_err("%s: moving the direct call failed: %d\n", s->target, ret);
+	else
+		s->tramp = want;
+	return ret;
 }
 
 #if MCS_HAVE_DIRECT
@@ -220,6 +245,9 @@ static void mcs_site_unregister(struct mcs_site *s)
  * a row detached under it, once. With two rows attached the single pointer
  * keeps its row: its variant stays registered until mcs_site_update()
  * moves the call to the walk.
+ *
+ * The head-walk's rest is the list after a first row it counts, else the
+ * whole list, so a head-walk still registered misses no filtered row.
  */
 static void mcs_site_relink(struct mcs_site *s)
 {
@@ -236,16 +264,15 @@ static void mcs_site_relink(struct mcs_site *s)
 		next = order[n];
 	}
 	WRITE_ONCE(mcs_site_heads[s->index], next);
-	if (next && !next->next)
+	if (next && (!next->next || mcs_row_headcount(next)))
 		WRITE_ONCE(mcs_site_single[s->index], next->pcpu);
+	WRITE_ONCE(mcs_site_rest[s->index],
+		   mcs_row_headcount(next) ? next->next : next);
 }
 
 /* Register, unregister or switch the trampoline after a change of rows. */
 static int mcs_site_update(struct mcs_site *s)
 {
-	unsigned long want;
-	int ret;
-
 	if (!s->nr_attached) {
 		mcs_site_unregister(s);
 		return 0;
@@ -254,15 +281,7 @@ static int mcs_site_update(struct mcs_site *s)
 		return mcs_site_register(s);
 	if (s->mech != MCS_SITE_DIRECT)
 		return 0;
-	want = mcs_site_tramp(s);
-	if (want == s->tramp)
-		return 0;
-	ret = mcs_direct_modify(&s->ops, want);
-	if (ret)
-		pr_err("%s: moving the direct call failed: %d\n", s->target, ret);
-	else
-		s->tramp = want;
-	return ret;
+	return mcs_site_move(s, mcs_site_tramp(s));
 }
 
 struct mcs_site *mcs_site_get(unsigned long addr, const char *target,
@@ -344,6 +363,13 @@ void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row)
 	/* The last row: no call may be in a trampoline once unlinked. */
 	if (s->nr_attached == 1)
 		mcs_site_unregister(s);
+	/*
+	 * The head-walk counts its first row without looking at the list:
+	 * move to the walk, right for any list, before the rows change.
+	 */
+	else if (s->mech == MCS_SITE_DIRECT &&
+		 s->tramp == mcs_site_tramps[MCS_VARIANT_HEADWALK][s->index])
+		mcs_site_move(s, mcs_site_tramps[MCS_VARIANT_WALK][s->index]);
 	row->attached = false;
 	s->nr_attached--;
 	mcs_site_relink(s);

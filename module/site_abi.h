@@ -9,7 +9,9 @@
  *
  * A site is one hooked kernel function. mcs_site_heads[site] heads the
  * list of its attached rows. With exactly one row attached,
- * mcs_site_single[site] points at it too.
+ * mcs_site_single[site] points at it too. When the first row takes every
+ * caller and only counts, mcs_site_single[site] points at it and
+ * mcs_site_rest[site] at the rows after it.
  *
  * Per row and call, when the caller (parent ip) lies in [start, end):
  * - add one to the row's per-cpu hits;
@@ -37,10 +39,13 @@
 /*
  * Trampoline variants of a site (mcs_site_tramps[variant][site]). The walk
  * serves any set of rows. One attached row that takes every caller uses
- * the short variant of its kind.
+ * the short variant of its kind. A first row that takes every caller and
+ * only counts, followed by others, uses the head-walk: that row counted,
+ * the rest walked.
  */
 #define MCS_VARIANT_WALK	0
-#define MCS_VARIANT_SINGLE	1	/* + the row's kind */
+#define MCS_VARIANT_HEADWALK	1
+#define MCS_VARIANT_SINGLE	2	/* + the row's kind */
 #define MCS_NR_VARIANTS		(MCS_VARIANT_SINGLE + MCS_NR_KINDS)
 
 /* Functions hooked for counting at once, over every table. */

@@ -22,6 +22,12 @@
  *                     tracer (kretprobe, graph tracer) goes to C, which
  *                     recovers the true caller (caller.h). The kernel's
  *                     own callers, in mm/, lie far above those.
+ *   mcs_site_headwalk_N
+ *                     counts the first row, which takes every caller and
+ *                     only counts, and walks the rows after it. A site
+ *                     that counts every call and some by caller
+ *                     (try_charge_memcg on 6.1 and 6.12) saves that
+ *                     row's compares.
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
  *                     one attached row that takes every caller: no walk.
  * Per-cpu addresses come from the rows (alloc_percpu pointers), so nothing
@@ -102,10 +108,12 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 	MCS_RESTORE_ARGS
 .endm
 
-.macro MCS_SITE_WALK n
-MCS_TRAMP_ENTRY mcs_site_walk_\n
-	movq	mcs_site_heads + 8 * \n(%rip), %r11
-	movq	8(%rsp), %r10			/* parent ip */
+/*
+ * The walk over the rows from %r11 (not NULL), the parent ip in %r10.
+ * Expanded once per trampoline, so that each function's jumps stay inside
+ * it; its numeric labels are local to the expansion's function.
+ */
+.macro MCS_WALK_ROWS n
 1:	cmpq	MCS_ROW_START(%r11), %r10
 	jb	9f		/* rows go by caller start: none later matches */
 	cmpq	MCS_ROW_END(%r11), %r10
@@ -140,7 +148,27 @@ MCS_TRAMP_ENTRY mcs_site_walk_\n
 	je	7b
 	MCS_UPDATE_TICK
 	jmp	7b
+.endm
+
+.macro MCS_SITE_WALK n
+MCS_TRAMP_ENTRY mcs_site_walk_\n
+	movq	mcs_site_heads + 8 * \n(%rip), %r11
+	movq	8(%rsp), %r10			/* parent ip */
+	MCS_WALK_ROWS \n
 SYM_FUNC_END(mcs_site_walk_\n)
+.endm
+
+/* The rest may be empty for a moment while rows are detached. */
+.macro MCS_SITE_HEADWALK n
+MCS_TRAMP_ENTRY mcs_site_headwalk_\n
+	movq	mcs_site_single + 8 * \n(%rip), %r10
+	incq	%gs:MCS_PCPU_HITS(%r10)
+	movq	mcs_site_rest + 8 * \n(%rip), %r11
+	movq	8(%rsp), %r10			/* parent ip */
+	testq	%r11, %r11
+	jz	9f
+	MCS_WALK_ROWS \n
+SYM_FUNC_END(mcs_site_headwalk_\n)
 .endm
 
 .macro MCS_SITE_COUNT n
@@ -170,6 +198,7 @@ SYM_FUNC_END(mcs_site_\name\()_\n)
 	.text
 .irp n, MCS_SITE_INDEXES
 	MCS_SITE_WALK \n
+	MCS_SITE_HEADWALK \n
 	MCS_SITE_COUNT \n
 	MCS_SITE_UPDATE int, MCS_KIND_UPDATE_INT, \n
 	MCS_SITE_UPDATE long, MCS_KIND_UPDATE_LONG, \n
@@ -180,7 +209,7 @@ SYM_FUNC_END(mcs_site_\name\()_\n)
 	.section .rodata, "a"
 	.balign 8
 SYM_DATA_START(mcs_site_tramps)
-.irp v, walk, count, int, long, ulong
+.irp v, walk, headwalk, count, int, long, ulong
 .irp n, MCS_SITE_INDEXES
 	.quad	mcs_site_\v\()_\n
 .endr
