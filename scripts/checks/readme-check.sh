@@ -3,7 +3,7 @@
 # machine") word for word in a guest booting Debian's kernel KVER (default 6.1) on a
 # Debian 12 root file system (bookworm-root.sh): install with DKMS and with
 # make install, load through modprobe, use, uninstall. The steps and their
-# checks are in readme-steps.sh; this script stages the disk, boots the
+# checks are in scripts/guest/readme-steps.sh; this script stages the disk, boots the
 # guest and judges its TAP like vmtest.sh.
 #
 # The root gets a copy of this repository at the same path as here, with

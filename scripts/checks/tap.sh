@@ -1,6 +1,6 @@
 #!/bin/bash
 # TAP helpers of the check scripts (dkms-check.sh, install-check.sh,
-# readme-steps.sh): source it after lib.sh, set TAP_NAME, end with finish.
+# scripts/guest/readme-steps.sh): source it after lib.sh, set TAP_NAME, end with finish.
 # With TAP_CAPTURE set to a file, check sends the command's output there and
 # prints its last lines as diagnostics when the command fails; otherwise the
 # output goes where the script's does.

@@ -29,7 +29,7 @@ mount -t tracefs tracefs "$r/sys/kernel/tracing"
 mount -t cgroup2 cgroup2 "$r/sys/fs/cgroup"
 chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/bash "$MCS_SRC/scripts/checks/readme-steps.sh" "$MCS_SRC"
+	/bin/bash "$MCS_SRC/scripts/guest/readme-steps.sh" "$MCS_SRC"
 rc=$?
 for m in sys/fs/cgroup sys/kernel/tracing sys/kernel/debug sys/kernel/security \
 	run dev/shm dev/pts dev sys proc; do

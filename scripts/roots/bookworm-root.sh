@@ -23,7 +23,7 @@ MCS_BROOT=${MCS_BROOT:-$MCS_BUILD/bookworm-root-$kver}
 mirror=${MCS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${MCS_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 
-pkgs=$("$MCS_ROOT/scripts/checks/readme-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" |
+pkgs=$("$MCS_ROOT/scripts/md-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" |
 	sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
 [ -n "$pkgs" ] || die "no apt-get install line in docs/install.md"
 want="variant=standard suites=bookworm,bookworm-updates,bookworm-security pkgs=$pkgs"

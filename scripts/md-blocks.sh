@@ -1,19 +1,19 @@
 #!/bin/bash
-# readme-blocks.sh: read the command blocks of a Markdown document (the
+# md-blocks.sh: read the command blocks of a Markdown document (the
 # install guide, docs/install.md), so that tests run what it says, as it
 # says it.
 #
-#   readme-blocks.sh commands DOC HEADING N
+#   md-blocks.sh commands DOC HEADING N
 #       the commands of the Nth fenced block (from 1) under the heading line
 #       HEADING (e.g. "## With DKMS"), one per line: a line ending in a
 #       backslash is joined with the next, as the shell would.
-#   readme-blocks.sh apt-packages DOC
+#   md-blocks.sh apt-packages DOC
 #       the packages of every `apt-get install` command in DOC, one per
 #       line, as written (so `linux-headers-$(uname -r)` comes out as is).
 # Exit: 0, or 1 when the block (or any apt-get line) is not there.
 set -euo pipefail
 
-mode=${1:?usage: readme-blocks.sh commands DOC HEADING N | apt-packages DOC}
+mode=${1:?usage: md-blocks.sh commands DOC HEADING N | apt-packages DOC}
 doc=${2:?document path}
 
 # Every logical line of every fenced block of the Markdown on stdin, prefixed
@@ -39,7 +39,7 @@ commands)
 	nth=${4:?block number}
 	out=$(logical_lines <"$doc" | awk -F'\t' -v h="$heading" -v n="$nth" \
 		'$1 == h && $2 == n { sub(/^[^\t]*\t[^\t]*\t/, ""); print }')
-	[ -n "$out" ] || { echo "readme-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
+	[ -n "$out" ] || { echo "md-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 apt-packages)
@@ -48,11 +48,11 @@ apt-packages)
 			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
 			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }
 		}')
-	[ -n "$out" ] || { echo "readme-blocks: no apt-get install line in $doc" >&2; exit 1; }
+	[ -n "$out" ] || { echo "md-blocks: no apt-get install line in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 *)
-	echo "readme-blocks: unknown mode '$mode'" >&2
+	echo "md-blocks: unknown mode '$mode'" >&2
 	exit 2
 	;;
 esac

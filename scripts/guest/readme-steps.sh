@@ -4,7 +4,7 @@
 # booted by readme-check.sh, as root, in SRC, a copy of the repository), and
 # check after each block that it did what the page says. Output: TAP 13.
 #
-# Each command of a block is taken from docs/install.md by readme-blocks.sh and run
+# Each command of a block is taken from docs/install.md by scripts/md-blocks.sh and run
 # as it stands with bash, from SRC, as a reader pasting it would; a command
 # that fails is a failed test. Order: both ways of installing end with the
 # module loaded, so the "Loading" block runs after each of them:
@@ -69,7 +69,7 @@ after_command() {
 run_block() {
 	local heading=$1 nth=$2 cmd cmds reason
 	echo "# docs/install.md: $heading, block $nth"
-	if ! cmds=$("$src/scripts/checks/readme-blocks.sh" commands "$doc" "$heading" "$nth"); then
+	if ! cmds=$("$src/scripts/md-blocks.sh" commands "$doc" "$heading" "$nth"); then
 		notok "docs/install.md has block $nth under '$heading'"
 		return
 	fi
