@@ -100,7 +100,8 @@ check-kselftest: userspace
 
 # docs/install.md ("Installing on a test machine"), word for word, in a guest
 # booting a Debian 12 root (DKMS, make install, modprobe, signing, removal).
-## make readme-check          follow docs/install.md word for word in a 6.1 guest
+## make readme-check          follow docs/install.md word for word in a 6.1 guest, then type
+##                            the README's quick start into bash in tmux and check its output
 readme-check: userspace
 	scripts/checks/readme-check.sh 6.1
 

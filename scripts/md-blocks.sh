@@ -7,13 +7,15 @@
 #       the commands of the Nth fenced block (from 1) under the heading line
 #       HEADING (e.g. "## With DKMS"), one per line: a line ending in a
 #       backslash is joined with the next, as the shell would.
-#   md-blocks.sh apt-packages DOC
-#       the packages of every `apt-get install` command in DOC, one per
+#   md-blocks.sh lines DOC HEADING N
+#       the Nth fenced block under HEADING as it stands (a sample of output).
+#   md-blocks.sh apt-packages DOC...
+#       the packages of every `apt-get install` command in the DOCs, one per
 #       line, as written (so `linux-headers-$(uname -r)` comes out as is).
 # Exit: 0, or 1 when the block (or any apt-get line) is not there.
 set -euo pipefail
 
-mode=${1:?usage: md-blocks.sh commands DOC HEADING N | apt-packages DOC}
+mode=${1:?usage: md-blocks.sh commands|lines DOC HEADING N | apt-packages DOC...}
 doc=${2:?document path}
 
 # Every logical line of every fenced block of the Markdown on stdin, prefixed
@@ -42,13 +44,25 @@ commands)
 	[ -n "$out" ] || { echo "md-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
+lines)
+	heading=${3:?heading}
+	nth=${4:?block number}
+	out=$(awk -v h="$heading" -v n="$nth" '
+	/^```/ && !fence { fence = 1; if (heading == h) seen++; next }
+	/^```/ && fence { fence = 0; next }
+	!fence && /^#+ / { heading = $0; next }
+	fence && heading == h && seen == n' "$doc")
+	[ -n "$out" ] || { echo "md-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
+	printf '%s\n' "$out"
+	;;
 apt-packages)
-	out=$(logical_lines <"$doc" | cut -f3 |
+	shift
+	out=$(for d in "$@"; do logical_lines <"$d"; done | cut -f3 |
 		awk '$1 == "apt-get" && $2 == "install" {
 			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
 			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }
 		}')
-	[ -n "$out" ] || { echo "md-blocks: no apt-get install line in $doc" >&2; exit 1; }
+	[ -n "$out" ] || { echo "md-blocks: no apt-get install line in $*" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
 *)

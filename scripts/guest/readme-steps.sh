@@ -10,7 +10,8 @@
 # module loaded, so the "Loading" block runs after each of them:
 #   Prerequisites; DKMS install; Loading; DKMS removal;
 #   make install; Loading; Secure Boot (signing, make install over it);
-#   make install removal; then "Without installing: insmod from the tree".
+#   make install removal; then "Without installing: insmod from the tree";
+#   then the README's quick start (readme-quickstart.sh).
 # Commands that need UEFI firmware and a reboot (mokutil --import,
 # --test-key, --delete) are reported as skipped; `mokutil --sb-state` is
 # skipped when the machine has no EFI variables.
@@ -19,6 +20,8 @@ source "$src/scripts/lib.sh"
 set +e # a failing command is a failed test, not the end
 # shellcheck source=scripts/checks/tap.sh
 source "$src/scripts/checks/tap.sh"
+# shellcheck source=scripts/guest/readme-quickstart.sh
+source "$src/scripts/guest/readme-quickstart.sh"
 TAP_NAME="install doc test"
 TAP_CAPTURE=$(mktemp) # what each check printed
 out=$(mktemp)         # what the install doc's command last run printed
@@ -151,4 +154,9 @@ check "make uninstall: no tool, no man page" no_tool
 
 run_block "## Without installing: insmod from the tree" 1
 check "insmod from the tree: unloaded again by the block's rmmod" unloaded
+
+# The README's quick start, last: it builds and loads the module from the
+# tree and ends unloaded, like the block above.
+readme_quickstart "$src"
+check "README quick start: unloaded again by its rmmod" unloaded
 finish
