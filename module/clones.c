@@ -8,8 +8,11 @@
  * - A caller's clone holds calls the row must count. The row gets the
  *   clone's range too, feeding the same hits.
  * - A target's clone is a function we do not hook. Its calls are missed,
- *   and the hook is shown `partial` with the clone's name.
- * - So is a clone of the caller a redirect tells apart (periodic work).
+ *   and the hook is shown `partial` with the clone's name. Not so a
+ *   target's .cold part: it is reached by jumps from the target's body,
+ *   never called, so every call still passes the hooked entry.
+ * - A clone of the caller a redirect tells apart (periodic work) makes
+ *   the hook `partial` too.
  * One pass over kallsyms at load, after every table attached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -84,7 +87,7 @@ static void mcs_clone_caller(struct mcs_hook *h, const char *name,
 }
 
 static void mcs_clone_table(struct mcs_hook_table *t, const char *name,
-			    size_t len, unsigned long addr)
+			    size_t len, bool cold, unsigned long addr)
 {
 	unsigned int i;
 
@@ -94,7 +97,7 @@ static void mcs_clone_table(struct mcs_hook_table *t, const char *name,
 		if (h->state == MCS_HOOK_OTHER_GEN ||
 		    h->state == MCS_HOOK_MISSING)
 			continue;
-		if (mcs_clone_of(name, len, h->target) ||
+		if ((!cold && mcs_clone_of(name, len, h->target)) ||
 		    mcs_clone_of(name, len, h->alt_caller))
 			mcs_clone_partial(h, name);
 		else if (h->mech == MCS_MECH_COUNT &&
@@ -113,7 +116,8 @@ static int mcs_clone_cb(void *data, const char *name,
 	if (!dot || !mcs_clone_suffix(dot + 1) || !mcs_ksym_in_text(addr))
 		return 0;
 	for (i = 0; i < c->n; i++)
-		mcs_clone_table(c->tables[i], name, dot - name, addr);
+		mcs_clone_table(c->tables[i], name, dot - name,
+				!strcmp(dot + 1, "cold"), addr);
 	return 0;
 }
 

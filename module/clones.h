@@ -11,8 +11,8 @@
  *
  * One pass over kallsyms. A clone of a row's caller becomes another caller
  * range of the row (attached at once if the row is); a clone of a hooked
- * function (or of a redirect's alt_caller) makes the hook `partial`. Each
- * finding is one log line.
+ * function other than its .cold part (or any clone of a redirect's
+ * alt_caller) makes the hook `partial`. Each finding is one log line.
  */
 void mcs_clones_scan(struct mcs_hook_table **tables, unsigned int n);
 

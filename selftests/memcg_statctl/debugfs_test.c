@@ -170,10 +170,16 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 	return false;
 }
 
+/* `partial` is attached too, missing some calls (ABI.md). */
+static bool hook_counts(const struct hook *h)
+{
+	return !strcmp(h->state, "attached") || !strcmp(h->state, "partial");
+}
+
 static int test_hooks(void)
 {
 	static const char *const states[] = {
-		"attached", "off", "missing", "failed",
+		"attached", "partial", "off", "missing", "failed",
 	};
 	static const char *const mechs[] = {
 		"direct", "direct+ipmodify", "ftrace", "redirect",
@@ -214,13 +220,13 @@ static int test_hooks(void)
 			diag("hook %s failed to register", h->name);
 			bad++;
 		}
-		if (strcmp(h->state, "attached") && h->hits) {
+		if (!hook_counts(h) && h->hits) {
 			diag("hook %s is %s but shows %" PRIu64 " hits",
 			     h->name, h->state, h->hits);
 			bad++;
 		}
 		/* an attached hook named after a counter feeds it */
-		if (!strcmp(h->state, "attached") &&
+		if (hook_counts(h) &&
 		    one_of(h->name, known_counters,
 			   ARRAY_SIZE(known_counters)) &&
 		    stats_get(&s, h->name, &v)) {
@@ -309,12 +315,177 @@ static int test_stats_format(void)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/*
+ * Compiler clones, read from /proc/kallsyms here and held against what the
+ * module made of them at load (module/clones.c, ABI.md `partial`).
+ */
+#define CLONES_MAX	32
+
+struct clone {
+	const struct hook *h;
+	char name[256];
+	bool of_target;		/* else of the hook's caller */
+};
+
+/* @sym is "@fn.<suffix>" with one of GCC's clone suffixes: the suffix. */
+static const char *clone_suffix(const char *sym, const char *fn)
+{
+	static const char *const suffixes[] = {
+		"cold", "part.", "constprop.", "isra.",
+	};
+	size_t len = strlen(fn), i;
+
+	if (strncmp(sym, fn, len) || sym[len] != '.')
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (!strncmp(sym + len + 1, suffixes[i], strlen(suffixes[i])))
+			return sym + len + 1;
+	return NULL;
+}
+
+/* Some line of @log holds @a and, after it, @b. */
+static bool log_line_has(const char *log, const char *a, const char *b)
+{
+	const char *p, *end;
+
+	for (p = strstr(log, a); p; p = strstr(p + 1, a)) {
+		end = strchrnul(p, '\n');
+		p = strstr(p, b);
+		if (p && p < end)
+			return true;
+		if (!p)
+			return false;
+		p = end;
+	}
+	return false;
+}
+
+/* The kernel image's text symbols that are clones of a hook's functions. */
+static int clones_find(const struct hooks *hs, struct clone *c, int max)
+{
+	char line[512], sym[256], type;
+	int n = 0, i;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f) {
+		diag("/proc/kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		/* a module's symbol ends with "\t[module]" */
+		if (strchr(line, '[') ||
+		    sscanf(line, "%*s %c %255s", &type, sym) != 2 ||
+		    (type != 't' && type != 'T') || !strchr(sym, '.'))
+			continue;
+		for (i = 0; i < hs->n && n < max; i++) {
+			const struct hook *h = &hs->h[i];
+			bool target = clone_suffix(sym, h->target);
+
+			if (!target && !clone_suffix(sym, h->caller))
+				continue;
+			c[n].h = h;
+			c[n].of_target = target;
+			snprintf(c[n].name, sizeof(c[n].name), "%s", sym);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Each clone of a hooked function is an entry the module does not watch:
+ * the hook must say `partial`, and the load must have logged the clone.
+ * A target's .cold part is no entry (only jumped to). A clone of a row's
+ * caller must be counted as that caller: the load logs it so. A `partial`
+ * hook must name a clone that kallsyms has. Kernels without clones pass
+ * with nothing to hold, and say so.
+ */
+static int test_clones(void)
+{
+	struct clone c[CLONES_MAX];
+	struct hooks hs;
+	char want[512];
+	int n, i, bad = 0, targets = 0;
+	char *klog;
+	bool logged;
+
+	if (hooks_read(&hs))
+		return KSFT_FAIL;
+	n = clones_find(&hs, c, CLONES_MAX);
+	if (n < 0)
+		return KSFT_FAIL;
+	klog = kmsg_read_all();
+	logged = klog && strstr(klog, MODULE_NAME ": ");
+	if (!logged)
+		diag("the module's load is no longer in the kernel log: its "
+		     "log lines are not checked");
+	for (i = 0; i < n; i++) {
+		const struct hook *h = c[i].h;
+		bool cold = !strcmp(clone_suffix(c[i].name, h->target) ?: "",
+				    "cold");
+
+		if (!hook_counts(h)) {
+			diag("clone %s of hook %s (%s): not checked", c[i].name,
+			     h->name, h->state);
+			continue;
+		}
+		if (c[i].of_target && !cold) {
+			targets++;
+			diag("clone %s of hooked %s: hook %s is %s", c[i].name,
+			     h->target, h->name, h->state);
+			if (strcmp(h->state, "partial")) {
+				diag("hook %s: want partial", h->name);
+				bad++;
+			}
+			snprintf(want, sizeof(want),
+				 "hook %s: %s is a compiler clone", h->name,
+				 c[i].name);
+		} else if (c[i].of_target) {
+			diag("%s: the .cold part of hooked %s, no entry",
+			     c[i].name, h->target);
+			continue;
+		} else {
+			diag("clone %s of caller %s: hook %s is %s", c[i].name,
+			     h->caller, h->name, h->state);
+			snprintf(want, sizeof(want),
+				 "hook %s: calls from %s, a compiler clone of %s, count too",
+				 h->name, c[i].name, h->caller);
+			if (!strcmp(h->state, "partial"))
+				snprintf(want, sizeof(want),
+					 "hook %s: %s is a compiler clone",
+					 h->name, c[i].name);
+		}
+		if (logged && !strstr(klog, want)) {
+			diag("the kernel log lacks \"%s\"", want);
+			bad++;
+		}
+	}
+	for (i = 0; i < hs.n; i++) {
+		const struct hook *h = &hs.h[i];
+
+		if (strcmp(h->state, "partial") || !logged)
+			continue;
+		snprintf(want, sizeof(want), "hook %s: ", h->name);
+		if (!log_line_has(klog, want, " is a compiler clone ")) {
+			diag("hook %s is partial, but the log names no clone",
+			     h->name);
+			bad++;
+		}
+	}
+	diag("kallsyms: %d clone(s) of hooked functions or their callers, "
+	     "%d of them entries of a hooked function", n, targets);
+	free(klog);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 static const struct test tests[] = {
 	{ test_loaded, "module_loaded" },
 	{ test_files_and_modes, "files_and_modes" },
 	{ test_version, "version" },
 	{ test_hooks, "hooks" },
 	{ test_stats_format, "stats_format" },
+	{ test_clones, "clones" },
 };
 
 int main(void)

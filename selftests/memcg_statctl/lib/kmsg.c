@@ -98,7 +98,7 @@ static void scan_record(uint64_t seq, const char *msg, void *data)
 	}
 }
 
-static char *klog_all(void)
+char *kmsg_read_all(void)
 {
 	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	char *buf;
@@ -137,7 +137,7 @@ int kmsg_mark(struct kmsg_mark *m, const char *tag)
 	m->devkmsg = last >= 0;
 	m->seq = last >= 0 ? (uint64_t)last : 0;
 	if (!m->devkmsg) {
-		char *all = klog_all();
+		char *all = kmsg_read_all();
 
 		if (!all)
 			return -errno;
@@ -162,7 +162,7 @@ int kmsg_scan_with(const struct kmsg_mark *m, const char *const *extra,
 
 		return r < 0 ? (int)r : st.bad;
 	}
-	all = klog_all();
+	all = kmsg_read_all();
 	if (!all)
 		return -errno;
 	/* the last occurrence of our marker; whole buffer when gone */

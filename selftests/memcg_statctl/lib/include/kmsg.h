@@ -24,5 +24,7 @@ int kmsg_scan_with(const struct kmsg_mark *m, const char *const *extra,
 		   size_t n);
 /* kmsg_scan() == 0; otherwise says so in a diagnostic. */
 bool kmsg_clean(const struct kmsg_mark *m);
+/* The whole kernel log buffer (klogctl), NUL-terminated; free() it. */
+char *kmsg_read_all(void);
 
 #endif
