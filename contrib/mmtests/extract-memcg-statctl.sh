@@ -18,7 +18,7 @@ fi
 lines() { zcat -f -- "$1" | jq -c -R 'fromjson? // empty'; }
 
 if [ $# -eq 1 ]; then
-	lines "$1" | jq -r -s '"intervals \(length), seconds \(map(.seconds) | add // 0)"'
+	lines "$1" | jq -r -s '"intervals \(length), seconds \(map(.seconds) | add // 0 | . * 1000 | round / 1000)"'
 	lines "$1" | jq -r -s '
 		(map(.seconds) | add // 0) as $secs
 		| "NAME TOTAL MEAN_PER_S MAX_PER_S",
@@ -26,7 +26,7 @@ if [ $# -eq 1 ]; then
 		   | [.[] | .deltas[$k] // 0] as $d
 		   | if any(.[]; .per_second | has($k)) then
 			($d | add) as $t
-			| "\($k) \($t) \(if $secs > 0 then $t / $secs * 100 | round / 100 else "-" end) \([.[] | .per_second[$k] // 0] | max)"
+			| "\($k) \($t) \(if $secs > 0 then $t / $secs * 100 | round / 100 else "-" end) \([.[] | .per_second[$k] // 0] | max | . * 100 | round / 100)"
 		     else "\($k) - - \($d | max)" end)' | column -t
 	exit 0
 fi

@@ -27,15 +27,18 @@ lkp=$contrib/lkp-tests/programs
 tool=$MCS_BUILD/userspace/memcg-statctl
 
 echo "TAP version 13"
-for cmd in jq gzip stdbuf; do
+for cmd in jq gzip stdbuf setsid; do
 	command -v "$cmd" >/dev/null || { notok "$cmd is installed (make deps)"; finish; }
 done
 [ -x "$tool" ] || { notok "the tool is built: $tool (make userspace)"; finish; }
 
 tmp=$(mktemp -d)
 feeder=
+groups=()
 cleanup() {
+	local g
 	[ -z "$feeder" ] || kill "$feeder" 2>/dev/null
+	for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -53,16 +56,20 @@ alive() {
 	[ "${stat%% *}" != Z ]
 }
 
-# stop PID: SIGTERM, as both harnesses send first; fails if PID is still
-# there 5 s later (they would escalate to SIGINT or SIGKILL).
+# Each monitor starts under setsid, in a process group of its own (same
+# pid: setsid execs), so that a failing check can end all it started.
+# stop PID: SIGTERM to PID, as both harnesses send first; fails if PID is
+# still there 5 s later (they would escalate to SIGINT or SIGKILL), and
+# then kills PID's group.
 stop() {
 	local tries=50
 	kill -TERM "$1" 2>/dev/null || return 1
 	while [ "$tries" -gt 0 ]; do
-		alive "$1" || return 0
+		alive "$1" || { kill -KILL -- "-$1" 2>/dev/null; return 0; }
 		sleep 0.1
 		tries=$((tries - 1))
 	done
+	kill -KILL -- "-$1" 2>/dev/null
 	return 1
 }
 
@@ -93,10 +100,11 @@ mkdir -p "$tmp/mmtests/log"
 
 # start_gzip_monitor, one version: the monitor's output piped into gzip.
 pidfile=$tmp/mmtests/log/monitor.pids
-("$watch" & echo $! >>"$pidfile") | gzip -c >"$mlog.gz" &
+(setsid "$watch" & echo $! >>"$pidfile") | gzip -c >"$mlog.gz" &
 piped=$!
 sleep 3.5
 pid=$(tail -n1 "$pidfile")
+groups+=("$pid")
 check "mmtests (gzip pipe): the monitor's pid is the tool" is_tool "$pid"
 check "mmtests (gzip pipe): SIGTERM stops it" stop "$pid"
 wait "$piped" || true
@@ -105,8 +113,9 @@ check "mmtests (gzip pipe): JSON lines with the counters, growing" json_lines "$
 
 # start_gzip_monitor, the other version: written plain, gzip -f after stop.
 plain=$tmp/mmtests/log/memcg-statctl-wis-malloc
-"$watch" 2>/dev/null >"$plain" &
+setsid "$watch" 2>/dev/null >"$plain" &
 pid=$!
+groups+=("$pid")
 sleep 3.5
 check "mmtests (gzip at stop): SIGTERM stops the monitor" stop "$pid"
 wait "$pid" 2>/dev/null || true
@@ -158,8 +167,9 @@ fifo=$tmp/lkp/fifo-memcg-statctl-stats
 mkfifo "$fifo"
 cat "$fifo" >"$result/memcg-statctl-stats" &
 reader=$!
-(export interval=1; exec stdbuf -oL -e0 "$lkp/memcg-statctl-stats/monitor" >"$fifo") &
+(export interval=1; exec setsid stdbuf -oL -e0 "$lkp/memcg-statctl-stats/monitor" >"$fifo") &
 pid=$!
+groups+=("$pid")
 sleep 3.5
 check "LKP monitor: the pid run-monitor records is the tool" is_tool "$pid"
 check "LKP monitor: SIGTERM stops it" stop "$pid"
