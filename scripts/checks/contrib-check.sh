@@ -37,8 +37,8 @@ feeder=
 groups=()
 cleanup() {
 	local g
-	[ -z "$feeder" ] || kill "$feeder" 2>/dev/null
-	for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+	[ -z "$feeder" ] || kill "$feeder" 2>/dev/null || true
+	for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,11 +65,11 @@ stop() {
 	local tries=50
 	kill -TERM "$1" 2>/dev/null || return 1
 	while [ "$tries" -gt 0 ]; do
-		alive "$1" || { kill -KILL -- "-$1" 2>/dev/null; return 0; }
+		alive "$1" || { kill -KILL -- "-$1" 2>/dev/null || true; return 0; }
 		sleep 0.1
 		tries=$((tries - 1))
 	done
-	kill -KILL -- "-$1" 2>/dev/null
+	kill -KILL -- "-$1" 2>/dev/null || true
 	return 1
 }
 
@@ -141,7 +141,8 @@ check "mmtests report: an unknown name fails" eval '! "$extract" "$mlog.gz" no_s
 # setup: the job's parameters reach it as variables (lib/job2sh.rb).
 setup_knobs() {
 	env flush_mode=never flush_threshold=4096 update_flush_every=32 \
-		"$lkp/memcg-statctl/setup" >"$tmp/setup.out" 2>&1 || return 1
+		"$lkp/memcg-statctl/setup" >"$tmp/setup.out" 2>&1 || { cat "$tmp/setup.out"; return 1; }
+	cat "$tmp/setup.out" # shown when the check fails
 	[ "$(cat "$fake/flush_mode")" = never ] &&
 		[ "$(cat "$fake/flush_threshold")" = 4096 ] &&
 		[ "$(cat "$fake/update_flush_every")" = 32 ] &&
