@@ -112,14 +112,15 @@ readme-check: userspace
 # (scripts/checks/lanes.sh): each QEMU guest is single-threaded, so one
 # lane alone leaves the second core idle. The lanes share no kernel's build
 # directory, and guest-prep.sh first makes what they do share.
-## make check                 deps, unit, cited paths, make help, no tracked ELF file,
-##                            checkpatch, build-time refusal, then two lanes side by side:
-##                            check-lane-a and check-lane-b
+## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
+##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
+##                            then two lanes side by side: check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
 	scripts/checks/make-help-check.sh
+	scripts/checks/contrib-check.sh
 	scripts/checks/tracked-elf-check.sh
 	$(MAKE) checkpatch
 	scripts/checks/build-refusal-check.sh
