@@ -112,7 +112,8 @@ readme-check: userspace
 # lane alone leaves the second core idle. The lanes share no kernel's build
 # directory, and guest-prep.sh first makes what they do share.
 ## make check                 deps, unit, cited paths, make help, no tracked ELF file,
-##                            checkpatch, build-time refusal, then two lanes side by side:
+##                            checkpatch, build-time refusal, Prometheus output with
+##                            node_exporter, then two lanes side by side:
 ##                            check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
@@ -122,6 +123,7 @@ check:
 	scripts/checks/tracked-elf-check.sh
 	$(MAKE) checkpatch
 	scripts/checks/build-refusal-check.sh
+	scripts/checks/openmetrics-check.sh
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	scripts/checks/lanes.sh check-lane-a check-lane-b
 
