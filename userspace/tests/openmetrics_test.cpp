@@ -152,7 +152,7 @@ TEST(OpenMetrics, DownIsUpZeroAndNothingElse) {
     s.counters = parse_stats("flush.requests 1\n"); // ignored: not up
     EXPECT_EQ(format_metrics(s),
               "# HELP memcg_statctl_up 1 when the module's debugfs files could be read, 0 when "
-              "not (module not loaded, debugfs not mounted, not root).\n"
+              "not (module not loaded, debugfs not mounted, not root, another ABI).\n"
               "# TYPE memcg_statctl_up gauge\n"
               "memcg_statctl_up{kernel=\"6.1.0-57-amd64\"} 0\n");
 }

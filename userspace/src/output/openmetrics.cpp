@@ -367,7 +367,7 @@ std::vector<MetricFamily> metric_families(const MetricsSnapshot& snapshot) {
     Families out(std::move(common));
     out.one(fmt::format("{}up", prefix),
             "1 when the module's debugfs files could be read, 0 when not (module not loaded, "
-            "debugfs not mounted, not root).",
+            "debugfs not mounted, not root, another ABI).",
             MetricType::gauge, snapshot.up ? "1" : "0");
     if (!snapshot.up) {
         return out.take(); // nothing else: no stale values
