@@ -114,7 +114,8 @@ readme-check: userspace
 # directory, and guest-prep.sh first makes what they do share.
 ## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
 ##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
-##                            then two lanes side by side: check-lane-a and check-lane-b
+##                            Prometheus output with node_exporter, then two lanes side by
+##                            side: check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
 	$(MAKE) unit
@@ -124,6 +125,7 @@ check:
 	scripts/checks/tracked-elf-check.sh
 	$(MAKE) checkpatch
 	scripts/checks/build-refusal-check.sh
+	scripts/checks/openmetrics-check.sh
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	scripts/checks/lanes.sh check-lane-a check-lane-b
 

@@ -10,6 +10,7 @@ PACKAGES=(
 	libcgroup-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libboost-math-dev
 	gnuplot-nox linux-source-6.1 dkms help2man mokutil
 	bpftrace jq rsync
+	prometheus prometheus-node-exporter curl
 )
 
 missing=()

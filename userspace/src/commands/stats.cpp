@@ -2,6 +2,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
+#include "commands/openmetrics.h"
 #include "debugfs/counters.h"
 #include "run/environment.h"
 
@@ -12,6 +13,7 @@ struct StatsOptions {
     bool json = false;
     double watch = 0; // seconds between samples; 0 = print once
     int count = 0;    // intervals to print with --watch; 0 = until interrupted
+    OpenMetricsOptions openmetrics;
 };
 
 IntervalReport make_interval(int index, double requested, double seconds, const Counters& before,
@@ -35,6 +37,10 @@ IntervalReport make_interval(int index, double requested, double seconds, const 
 }
 
 void run_stats(const Context& ctx, const StatsOptions& opt) {
+    if (opt.openmetrics.wanted()) {
+        run_openmetrics(ctx, opt.openmetrics); // up 0 without the module: no require_module()
+        return;
+    }
     const auto client = ctx.client();
     client.require_module();
     const auto output = make_output(pick_format(opt.json), ctx.env.out);
@@ -89,6 +95,7 @@ Command add_stats_command(CLI::App& app, Context& ctx) {
         ->type_name("N")
         ->check(positive<int>())
         ->needs(watch);
+    add_openmetrics_options(*sub, opt->openmetrics);
     return {sub, [&ctx, opt] { run_stats(ctx, *opt); }};
 }
 
