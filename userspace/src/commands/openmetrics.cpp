@@ -91,18 +91,19 @@ void run_textfile(const Context& ctx, const OpenMetricsOptions& opt, const std::
     const auto client = ctx.client();
     const SignalGuard signals; // SIGINT/SIGTERM end the loop below, then exit 0
     clear_stop_signal();
-    std::string said; // the last problem reported on stderr
+    bool said_down = false; // stderr last said the module is unreadable
     while (stop_signal() == 0) {
         const double start = ctx.env.now();
         std::string problem;
         const auto snapshot = read_snapshot(client, kernel, problem);
-        if (problem != said) {
-            // Once per change, not per interval: a long unload is one line.
+        if (problem.empty() == said_down) {
+            // Once per change of memcg_statctl_up, not per interval: a long
+            // unload is one line, whichever file a read happened to miss.
             fmt::print(ctx.env.err, "memcg-statctl: {}\n",
                        problem.empty() ? "module readable again; memcg_statctl_up 1"
                                        : problem + "; memcg_statctl_up 0");
             ctx.env.err.flush();
-            said = problem;
+            said_down = !problem.empty();
         }
         try {
             write_textfile_atomically(dir, format_metrics(snapshot));
