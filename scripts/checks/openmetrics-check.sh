@@ -202,9 +202,10 @@ sed -i 's/^flush.requests .*/flush.requests 99999/; s/^flush.performed .*/flush.
 chmod 0400 "$debugfs/stats"
 echo never >"$debugfs/flush_mode"
 # Both changes in one file: the writer may read the two between them.
+# node_exporter sorts the labels.
 served_new() {
 	scrape && grep -q '^memcg_statctl_flush_requests_total{.*} 99999$' "$work/metrics" &&
-		grep -q '^memcg_statctl_knob_flush_mode{.*flush_mode="never"} 1$' "$work/metrics"
+		grep -q '^memcg_statctl_knob_flush_mode{.*flush_mode="never".*} 1$' "$work/metrics"
 }
 check "the exporter serves the next write's values" wait_for 10 served_new
 check "the values on /metrics are those of stats --json and get --json" same_values "$work/metrics"
