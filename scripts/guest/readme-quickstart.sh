@@ -13,10 +13,11 @@
 qs_heading="## Quick start on a test machine"
 qs_session=mcs-quickstart
 
-# qs_shape: stdin reduced to what does not change between runs: numbers as
-# N, a lone `*` dropped, blanks squeezed, empty lines left out.
+# qs_shape: stdin reduced to what does not change between runs: numbers
+# (with their sign: a %change can be either) as N, a lone `*` dropped,
+# blanks squeezed, empty lines left out.
 qs_shape() {
-	sed -E 's/-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/N/g
+	sed -E 's/[-+]?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/N/g
 		s/(^|[[:space:]])\*([[:space:]]|$)/\1\2/g
 		s/[[:space:]]+/ /g; s/^ //; s/ $//' | grep -v '^$'
 }
@@ -40,6 +41,8 @@ qs_match() {
 			if (p + len - 1 > no) {
 				print "not in the output, in this order:"
 				for (k = i; k < j; k++) print "  " s[k]
+				print "the output, in the same shape:"
+				for (k = 1; k <= no && k <= 60; k++) print "  " o[k]
 				exit 1
 			}
 			pos = p + len
@@ -63,11 +66,12 @@ qs_type() {
 }
 
 readme_quickstart() {
-	local src=$1 readme=$1/README.md blk cmd cmds qs_out sample rc
+	local src=$1 readme=$1/README.md blk cmd cmds qs_out qs_diff sample rc
 	echo "# README.md: $qs_heading, typed into bash in tmux"
 	qs_raw=$(mktemp)
 	qs_rcfile=$(mktemp)
 	qs_out=$(mktemp)
+	qs_diff=$(mktemp)
 	sample=$(mktemp)
 	if ! "$src/scripts/md-blocks.sh" lines "$readme" "$qs_heading" 3 >"$sample"; then
 		notok "README.md has a sample of output under '$qs_heading'"
@@ -98,12 +102,16 @@ readme_quickstart() {
 			fi
 			case "$cmd" in
 			"memcg-statctl sweep "*)
-				check "README: the sweep printed what the README shows" \
-					qs_match "$sample" "$qs_out"
+				if qs_match "$sample" "$qs_out" >"$qs_diff"; then
+					ok "README: the sweep printed what the README shows"
+				else
+					notok "README: the sweep printed what the README shows"
+					diag_tail "$qs_diff" 100
+				fi
 				;;
 			esac
 		done <<<"$cmds"
 	done
 	tmux kill-session -t "$qs_session"
-	rm -f "$qs_raw" "$qs_rcfile" "$qs_out" "$sample"
+	rm -f "$qs_raw" "$qs_rcfile" "$qs_out" "$qs_diff" "$sample"
 }
