@@ -71,6 +71,7 @@ bool accepts(const KnobSpec& k, std::string_view value) {
 
 std::vector<std::string> known_knobs() {
     std::vector<std::string> names;
+    names.reserve(knobs.size());
     for (const auto& k : knobs) {
         names.emplace_back(k.name);
     }
