@@ -141,9 +141,9 @@ knob() { cat "$DBG/$1" 2>/dev/null; }
 counter() { sed -n "s/^$(echo "$1" | sed 's/\./\\./g') \([0-9]*\)\$/\1/p" "$DBG/stats"; }
 
 # json_num FILE KEY: the integer of a '"KEY": N' line of a pretty-printed JSON;
-# a module counter's name is its JSON key with dots as underscores.
+# a module counter's name is its JSON key (dots matched literally).
 json_num() {
-	sed -n "s/^ *\"$(echo "$2" | tr . _)\": \([0-9][0-9]*\),\{0,1\}\$/\1/p" "$1" |
+	sed -n "s/^ *\"$(echo "$2" | sed 's/\./\\./g')\": \([0-9][0-9]*\),\{0,1\}\$/\1/p" "$1" |
 		head -n 1
 }
 
@@ -592,9 +592,9 @@ test_stats_watch() {
 	grep -q '"interval":1,' "$WORK/l1" && grep -q '"interval":2,' "$WORK/l2" &&
 		grep -q '"per_second":{' "$WORK/l1" || {
 		diag "--json lines"; diag_head "$WORK/out"; return 1; }
-	if grep -q '"flush_ns_max":' "$WORK/l1"; then
-		sed 's/.*"per_second":{\([^}]*\)}.*/\1/' "$WORK/l1" | grep -q flush_ns_max && {
-			diag "--json: flush_ns_max has a per-second rate"; diag_head "$WORK/l1"; return 1; }
+	if grep -q '"flush\.ns_max":' "$WORK/l1"; then
+		sed 's/.*"per_second":{\([^}]*\)}.*/\1/' "$WORK/l1" | grep -q 'flush\.ns_max' && {
+			diag "--json: flush.ns_max has a per-second rate"; diag_head "$WORK/l1"; return 1; }
 	fi
 	return 0
 }
@@ -713,6 +713,24 @@ test_sweep() {
 	grep -q '^knob,value,n,mean,median,stddev,' "$WORK/out" &&
 		[ "$(grep -c '^flush_threshold,128,2,\|^flush_threshold,4096,2,' "$WORK/out")" -eq 2 ] || {
 		diag "--csv rows"; diag_head "$WORK/out"; return 1; }
+}
+
+# sweep checks every value before its first run: a typo in the second value
+# exits 2 at once, with no cgroup made; a flush knob on a kernel without
+# flush control is refused (exit 1) before any run.
+test_sweep_checks_first() {
+	t "$WORK/out" "$WORK/err" sweep --knob flush_mode --values kernel,nevr \
+		--workload stat-reader --runs 1 --duration 1
+	[ "$RC" -eq 2 ] && grep -q "flush_mode rejects 'nevr'" "$WORK/err" || {
+		diag "--values kernel,nevr: exit $RC, want 2"; diag_head "$WORK/err"; return 1; }
+	no_groups_left || return 1
+	[ "$(sed -n 's/^flush_control //p' "$DBG/version")" = available ] && return 0
+	t "$WORK/out" "$WORK/err" sweep --knob flush_mode --values kernel,never \
+		--workload stat-reader --runs 1 --duration 1
+	[ "$RC" -eq 1 ] && grep -q 'needs flush control' "$WORK/err" || {
+		diag "flush_mode never without flush control: exit $RC, want 1"
+		diag_head "$WORK/err"; return 1; }
+	no_groups_left
 }
 
 # sweep --plot: a table and a non-empty SVG file (through gnuplot).
@@ -1126,7 +1144,7 @@ test_no_debugfs() {
 
 TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
-run_readtwice sweep sweep_plot sweep_command run_metric run_observe \
+run_readtwice sweep sweep_checks_first sweep_plot sweep_command run_metric run_observe \
 sigint_run sigint_sweep sigint_sweep_partial parent_delegated experiment_parent \
 sigkill_leftover \
 unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"

@@ -261,7 +261,7 @@ TEST(Cli, StatsJsonIsAnObject) {
     const auto r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j["counters"]["flush_performed"], 1200);
+    EXPECT_EQ(j["counters"]["flush.performed"], 1200);
     EXPECT_DOUBLE_EQ(j["derived"]["charge_stock_hit_pct"].get<double>(), 95.0);
     EXPECT_FALSE(j["derived"].contains("flushes_per_sec"));
 }
@@ -292,8 +292,8 @@ TEST(Cli, WatchPrintsPerIntervalRates) {
         EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 1.0);
         EXPECT_DOUBLE_EQ(j["requested_seconds"].get<double>(), 1.0);
         EXPECT_EQ(j["timestamp"].get<std::string>().size(), 24U); // 2026-12-01T06:00:00.000Z
-        EXPECT_EQ(j["deltas"]["flush_performed"], 10);
-        EXPECT_DOUBLE_EQ(j["per_second"]["charge_stock_attempts"].get<double>(), 100.0);
+        EXPECT_EQ(j["deltas"]["flush.performed"], 10);
+        EXPECT_DOUBLE_EQ(j["per_second"]["charge_stock.attempts"].get<double>(), 100.0);
         EXPECT_DOUBLE_EQ(j["derived"]["flushes_per_sec"].get<double>(), 10.0);
         EXPECT_DOUBLE_EQ(j["derived"]["ns_per_flush"].get<double>(), 1000.0);
         EXPECT_DOUBLE_EQ(j["derived"]["charge_stock_hit_pct"].get<double>(), 80.0);

@@ -97,8 +97,8 @@ TEST(CompareDocument, SweepKeepsEveryRun) {
         EXPECT_EQ(s.values[i].value, row["value"]);
         // The runs give the samples the sweep's own rows state.
         EXPECT_EQ(s.values[i].samples.at("ops_per_sec"), doubles(row["samples"]));
-        EXPECT_EQ(s.values[i].samples.at("counters.flush_requests").size(),
-                  row["n"].get<std::size_t>());
+        // The old file's `flush_requests` is read as flush.requests.
+        EXPECT_EQ(s.values[i].samples.at("flush.requests").size(), row["n"].get<std::size_t>());
         EXPECT_EQ(s.values[i].metric_names.front(), "ops_per_sec");
     }
 }
@@ -248,7 +248,7 @@ TEST(CompareCli, ExperimentAgainstExperiment) {
         EXPECT_EQ(row["metric"], report["metric"]);
         EXPECT_EQ(row["files"][0]["n"], report["rows"][0]["n"]);
         for (const auto& other : series["rows"]) {
-            if (other["metric"].get<std::string>().starts_with("counters.") &&
+            if (other["metric"].get<std::string>().starts_with("flush.") &&
                 !other["files"][1].is_null()) {
                 EXPECT_EQ(other["files"][1]["n"], 0);
                 EXPECT_TRUE(other["files"][1]["p_value"].is_null());
@@ -264,7 +264,7 @@ TEST(CompareCli, ExperimentAgainstSweepRefused) {
 }
 
 TEST(CompareCli, MetricsFilter) {
-    const auto r = cli({"--csv", "--metrics", "counters.flush_requests", sweep61, sweep612});
+    const auto r = cli({"--csv", "--metrics", "flush.requests", sweep61, sweep612});
     ASSERT_EQ(r.code, 0) << r.err;
     std::istringstream in(r.out);
     std::string line;
@@ -283,7 +283,7 @@ TEST(CompareCli, MetricsFilter) {
         ASSERT_EQ(cells.size(), 14U) << line; // no field here needs quoting
         metrics.insert(cells[3]);
     }
-    EXPECT_EQ(metrics, (std::set<std::string>{"ops_per_sec", "counters.flush_requests"}));
+    EXPECT_EQ(metrics, (std::set<std::string>{"ops_per_sec", "flush.requests"}));
     EXPECT_EQ(lines, 2 * 2 * static_cast<int>(load(sweep61)["rows"].size()));
 }
 
@@ -357,25 +357,26 @@ TEST_F(BadFile, NotAResultsDocument) {
 }
 
 TEST_F(BadFile, NewerSchema) {
-    const auto e = edited([](Json& j) { j["schema_version"] = 2; });
-    EXPECT_NE(error_of(e).find("schema_version 2 is not a version this tool reads (1): a "
+    const auto e = edited([](Json& j) { j["schema_version"] = 3; });
+    EXPECT_NE(error_of(e).find("schema_version 3 is not a version this tool reads (1 to 2): a "
                                "newer memcg-statctl wrote it"),
               std::string::npos);
 }
 
-TEST(Compare, ReadsExperimentDocumentsOfEitherSchemaVersion) {
+TEST(Compare, ReadsExperimentDocumentsOfEverySchemaVersion) {
     // Version 1 named its report by a number, version 2 by `report_id`; compare reads neither.
-    // The version-1 file is a hand-made minimal document (the fixtures' README).
+    // Version 3 names the counters as the module does. The version-1 file is a hand-made
+    // minimal document (the fixtures' README).
     const auto v1 = read_results_document(exp_v1);
     EXPECT_EQ(v1.schema_version, 1);
     ASSERT_EQ(v1.series.size(), 1U);
     EXPECT_EQ(v1.series[0].workload, "page-fault anon");
     auto doc = load(exp61); // written by the tool
-    ASSERT_EQ(doc["schema_version"], experiment_schema_version);
+    ASSERT_EQ(doc["schema_version"], 2);
     ASSERT_TRUE(doc.contains("report_id"));
-    EXPECT_EQ(parse_results_document(doc, "v2").schema_version, experiment_schema_version);
+    EXPECT_EQ(parse_results_document(doc, "v2").schema_version, 2);
     doc["schema_version"] = experiment_schema_version + 1;
-    EXPECT_THROW(parse_results_document(doc, "v3"), ToolError);
+    EXPECT_THROW(parse_results_document(doc, "v4"), ToolError);
 }
 
 TEST_F(BadFile, MissingOrWrongFields) {

@@ -480,7 +480,7 @@ TEST(Experiment, JsonShape) {
     EXPECT_EQ(j["schema"], "memcg-statctl/experiment");
     EXPECT_EQ(j["complete"], true);
     EXPECT_EQ(j["experiment"], "reader-flush");
-    EXPECT_EQ(j["schema_version"], 2);
+    EXPECT_EQ(j["schema_version"], 3);
     EXPECT_EQ(j["report_id"], "flush-only-if-updated");
     EXPECT_EQ(j["reference"], r.reference);
     EXPECT_EQ(j["claim"], r.claim);
@@ -488,7 +488,7 @@ TEST(Experiment, JsonShape) {
     ASSERT_EQ(j["reports"].size(), 1U);
     EXPECT_EQ(j["reports"][0]["knob"], "flush_mode");
     EXPECT_EQ(j["reports"][0]["rows"][1]["value"], "kernel");
-    EXPECT_EQ(j["reports"][0]["rows"][1]["counters"]["flush_performed"], 2);
+    EXPECT_EQ(j["reports"][0]["rows"][1]["counters"]["flush.performed"], 2);
     EXPECT_TRUE(j["reports"][0]["rows"][1]["significant"].get<bool>());
     EXPECT_EQ(j["tables"][0]["rows"][0][1], "2");
     EXPECT_EQ(j["verdict"]["outcome"], "reproduced");

@@ -45,11 +45,11 @@ TEST(KnobsCli, GetJsonHasNumbersForNumericKnobs) {
     EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(R"({"flush_period_ms": 2000})"));
 }
 
-TEST(KnobsCli, GetUnknownKnobExits1) {
+TEST(KnobsCli, GetUnknownKnobIsAUsageError) {
     const FakeDebugfs fake;
     CliRunner cli;
     const auto r = cli.run({"--debugfs", fake.root_string(), "get", "stats"});
-    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("unknown knob `stats`"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("flush_mode, flush_period_ms"), std::string::npos) << r.err;
 }

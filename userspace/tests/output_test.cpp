@@ -81,15 +81,26 @@ TEST(OutputCsv, ComparisonGolden) {
     // integration of the t density.
     EXPECT_EQ(render(OutputFormat::csv, sample_comparison()),
               "knob,value,n,mean,median,stddev,percent_change,p_value,significant,"
-              "counters.flush_performed,counters.flush_ns_total,derived.flushes_per_sec,"
-              "derived.ns_per_flush,memory_stat.pgfault,memory_stat.anon\n"
+              "flush.performed,flush.ns_total,flushes_per_sec,ns_per_flush,pgfault,anon\n"
               "flush_mode,kernel,3,100,100,1,,,false,20,2000,20,100,15,-2048\n"
               "flush_mode,never,3,120,120,1,20,1.64831e-05,true,,,,,,\n"
               "flush_mode,always,3,100,100,2,0,1,false,,,,,,\n");
 }
 
+// The field of a JSON row that a CSV column names: the row's own, or one of its counters,
+// derived or memory_stat objects' (no name is in two of them); nullptr when absent.
+const nlohmann::json* row_field(const nlohmann::json& row, const std::string& column) {
+    for (const auto* object : {&row, &row["counters"], &row["derived"], &row["memory_stat"]}) {
+        if (object->contains(column)) {
+            return &object->at(column);
+        }
+    }
+    return nullptr;
+}
+
 // Scripts switch between --csv and --json: every CSV column (but `knob`, the document's
-// own field) is the path of a field of the rows in the JSON document.
+// own field) is a field of the rows in the JSON document, or of their counters, derived or
+// memory_stat objects, under the same name.
 TEST(OutputCsv, ColumnsAreTheJsonRowFields) {
     const auto report = sample_comparison();
     const auto csv = render(OutputFormat::csv, report);
@@ -105,12 +116,10 @@ TEST(OutputCsv, ColumnsAreTheJsonRowFields) {
             EXPECT_EQ(j["knob"], "flush_mode");
             continue;
         }
-        nlohmann::json::json_pointer ptr("/rows/0/" + [&] {
-            auto p = column;
-            std::replace(p.begin(), p.end(), '.', '/');
-            return p;
-        }());
-        EXPECT_TRUE(j.contains(ptr)) << column;
+        const auto& row = j["rows"][0];
+        const auto in = [&](const char* group) { return row[group].contains(column); };
+        EXPECT_EQ(row.contains(column) + in("counters") + in("derived") + in("memory_stat"), 1)
+            << column;
         ++checked;
     }
     EXPECT_EQ(checked, 14);
@@ -151,10 +160,8 @@ TEST(OutputCsv, EmptyCellWhereJsonIsNull) {
     for (std::size_t row = 0; row < 3; ++row) {
         ASSERT_EQ(csv[row + 1].size(), header.size()) << row;
         for (std::size_t col = 1; col < header.size(); ++col) { // 0: the knob
-            auto path = header[col];
-            std::replace(path.begin(), path.end(), '.', '/');
-            const nlohmann::json::json_pointer ptr(fmt::format("/rows/{}/{}", row, path));
-            const bool null = !j.contains(ptr) || j.at(ptr).is_null();
+            const auto* field = row_field(j["rows"][row], header[col]);
+            const bool null = field == nullptr || field->is_null();
             nulls += null ? 1 : 0;
             EXPECT_EQ(csv[row + 1][col].empty(), null) << header[col] << " of row " << row;
         }
@@ -171,7 +178,7 @@ TEST(OutputCsv, EmptyCellWhereJsonIsNull) {
 TEST(OutputJson, ComparisonFields) {
     const auto j = nlohmann::json::parse(render(OutputFormat::json, sample_comparison()));
     EXPECT_EQ(j["schema"], "memcg-statctl/sweep");
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["knob"], "flush_mode");
     EXPECT_EQ(j["metric"], "ops_per_sec");
     EXPECT_EQ(j["complete"], true);
@@ -179,7 +186,7 @@ TEST(OutputJson, ComparisonFields) {
     EXPECT_EQ(j["rows"][0]["percent_change"], nullptr);
     EXPECT_DOUBLE_EQ(j["rows"][1]["percent_change"].get<double>(), 20.0);
     EXPECT_EQ(j["rows"][1]["significant"], true);
-    EXPECT_EQ(j["rows"][0]["counters"]["flush_performed"], 20);
+    EXPECT_EQ(j["rows"][0]["counters"]["flush.performed"], 20);
     EXPECT_EQ(j["rows"][0]["memory_stat"]["pgfault"], 15);
     EXPECT_DOUBLE_EQ(j["rows"][0]["derived"]["ns_per_flush"].get<double>(), 100.0);
     EXPECT_EQ(j["rows"][2]["samples"].size(), 3U);
@@ -234,18 +241,18 @@ TEST(OutputJson, RunDocumentCarriesEnvironmentParametersAndResult) {
     make_output(OutputFormat::json, out)->run(r);
     const auto j = nlohmann::json::parse(out.str());
     EXPECT_EQ(j["schema"], "memcg-statctl/run");
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["environment"]["kernel"], "6.1.0-57-amd64");
     EXPECT_EQ(j["environment"]["module_version"], nullptr);
     EXPECT_EQ(j["environment"]["cpus"], 2);
     EXPECT_EQ(j["parameters"]["cgroups"], 2); // a number, not "2"
     EXPECT_EQ(j["complete"], true);
     EXPECT_DOUBLE_EQ(j["result"]["ops_per_sec"].get<double>(), 2500.0);
-    // Counter names without dots, so `jq .result.counters.flush_requests` works, and a
-    // counter that is a prefix of another (stat_updates, stat_updates.amount) stays a number.
-    EXPECT_EQ(j["result"]["counters"]["flush_requests"], 3);
+    // Counters under the module's names, and a counter that is a prefix of another
+    // (stat_updates, stat_updates.amount) stays a number.
+    EXPECT_EQ(j["result"]["counters"]["flush.requests"], 3);
     EXPECT_EQ(j["result"]["counters"]["stat_updates"], 4);
-    EXPECT_EQ(j["result"]["counters"]["stat_updates_amount"], 9);
+    EXPECT_EQ(j["result"]["counters"]["stat_updates.amount"], 9);
     EXPECT_EQ(j["result"]["memory_stat"][0]["delta"]["pgfault"], 7);
 }
 
@@ -272,8 +279,8 @@ TEST(OutputJson, WatchIntervalCarriesTimestampAndInterval) {
     const auto j = nlohmann::json::parse(out.str());
     EXPECT_EQ(j["timestamp"], "2026-12-01T06:00:01.000Z");
     EXPECT_EQ(j["requested_seconds"], 1.0);
-    EXPECT_EQ(j["deltas"]["flush_requests"], 5);
-    EXPECT_DOUBLE_EQ(j["per_second"]["flush_requests"].get<double>(), 4.95);
+    EXPECT_EQ(j["deltas"]["flush.requests"], 5);
+    EXPECT_DOUBLE_EQ(j["per_second"]["flush.requests"].get<double>(), 4.95);
 }
 
 // A maximum has a value, never a rate: text marks it, JSON gives no per_second.
@@ -285,9 +292,9 @@ TEST(OutputWatch, MaximumIsAValueNotARate) {
     std::ostringstream json;
     make_output(OutputFormat::json, json)->interval(r);
     const auto j = nlohmann::json::parse(json.str());
-    EXPECT_EQ(j["deltas"]["flush_ns_max"], 7000);
-    EXPECT_FALSE(j["per_second"].contains("flush_ns_max"));
-    EXPECT_DOUBLE_EQ(j["per_second"]["flush_performed"].get<double>(), 5.0);
+    EXPECT_EQ(j["deltas"]["flush.ns_max"], 7000);
+    EXPECT_FALSE(j["per_second"].contains("flush.ns_max"));
+    EXPECT_DOUBLE_EQ(j["per_second"]["flush.performed"].get<double>(), 5.0);
     std::ostringstream text;
     make_output(OutputFormat::text, text)->interval(r);
     EXPECT_NE(text.str().find("flush.ns_max"), std::string::npos);
@@ -302,7 +309,7 @@ TEST(OutputJson, StatsNullForUndefinedDerived) {
     make_output(OutputFormat::json, out)->stats(r);
     const auto j = nlohmann::json::parse(out.str());
     EXPECT_EQ(j["derived"]["ns_per_flush"], nullptr);
-    EXPECT_EQ(j["counters"]["flush_performed"], 0);
+    EXPECT_EQ(j["counters"]["flush.performed"], 0);
 }
 
 } // namespace

@@ -71,10 +71,10 @@ TEST(Sweep, CliValidation) {
     EXPECT_EQ(with({"--knob", "k", "--values", "a", "--workload", "slab", "--plot", "x.pdf"}).code,
               2);
     const auto r = with({"--knob", "nope", "--values", "a", "--workload", "slab"});
-    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("unknown knob `nope`"), std::string::npos) << r.err;
-    EXPECT_EQ(cli.run({"--debugfs", (fake.root() / "x").string(), "sweep", "--knob", "k",
-                       "--values", "a", "--workload", "slab"})
+    EXPECT_EQ(cli.run({"--debugfs", (fake.root() / "x").string(), "sweep", "--knob", "flush_mode",
+                       "--values", "never", "--workload", "slab"})
                   .code,
               3);
 }

@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
+#include "compare/metric_names.h"
 #include "compare/table.h"
 #include "exit_code.h"
 #include "output/plot.h"
@@ -28,10 +29,11 @@ void run_compare(const Context& ctx, const CompareOptions& opt) {
         throw ToolError(ExitCode::usage, "compare needs two results files or more");
     }
     if (!opt.plot.empty()) {
-        plot_format_for(opt.plot);
+        check_plot_file(opt.plot);
     }
     const auto metrics =
         opt.metrics.empty() ? std::vector<std::string>{} : split_commas(opt.metrics);
+    check_metric_names(metrics);
     std::vector<ResultsDocument> documents;
     for (const auto& f : opt.files) {
         documents.push_back(read_results_document(f));
@@ -77,8 +79,8 @@ Command add_compare_command(CLI::App& app, Context& ctx) {
     sub->add_flag("--allow-mismatch", opt->allow_mismatch,
                   "compare files whose parameters differ (the differences are printed)");
     sub->add_option("--metrics", opt->metrics,
-                    "only these metrics or groups (e.g. counters,derived.ns_per_flush); the "
-                    "compared figure always")
+                    "only these metrics or groups (e.g. counters,ns_per_flush,flush.requests; "
+                    "groups: counters, derived, memory_stat); the compared figure always")
         ->type_name("a,b");
     auto* json = sub->add_flag("--json", opt->json, "print JSON (see docs/output.md)");
     auto* csv = sub->add_flag("--csv", opt->csv, "print CSV (one line per metric, value, file)");

@@ -3,6 +3,7 @@
 // stopped sweep (SIGINT/SIGTERM, a failed run) still prints the table of what finished.
 #include "run/sweep.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
+#include "debugfs/knob_values.h"
 #include "output/plot.h"
 #include "output/result_schema.h"
 #include "run/environment.h"
@@ -116,18 +118,54 @@ void print_report(const Context& ctx, const SweepOptions& opt, const ComparisonR
     ctx.env.out.flush();
 }
 
+// What needs no module, before it is required (usage errors, exit 2): the knob, when the
+// tool knows it (a newer module's knob is checked once the module is there), and every
+// value, so that a typo in the last one does not surface after the first runs.
+void check_knob_values(const DebugfsClient& client, const std::string& knob,
+                       const std::vector<std::string>& values) {
+    const auto known = known_knobs();
+    if (std::find(known.begin(), known.end(), knob) == known.end() &&
+        client.availability() != Availability::available) {
+        throw ToolError(ExitCode::usage, fmt::format("unknown knob `{}` (the knobs are: {})", knob,
+                                                     fmt::join(known, ", ")));
+    }
+    for (const auto& v : values) {
+        if (const auto error = knob_value_error(knob, v)) {
+            throw ToolError(ExitCode::usage, "--values: " + *error);
+        }
+    }
+}
+
+// With the module, before any cgroup is made: the knob exists, and a value that needs
+// flush control is refused on a kernel without it, as its write would be.
+void check_knob_in_module(const DebugfsClient& client, const std::string& knob,
+                          const std::vector<std::string>& values) {
+    client.require_knob(knob);
+    const auto control = client.version().get("flush_control");
+    for (const auto& v : values) {
+        if (!control.empty() && control != "available" && needs_flush_control(knob, v)) {
+            throw ToolError(fmt::format("{}={} needs flush control, which this kernel's module "
+                                        "does not have (flush_control {}; see `memcg-statctl "
+                                        "status`)",
+                                        knob, v, control));
+        }
+    }
+}
+
 void run_sweep(const Context& ctx, SweepOptions& opt) {
     const auto values = parse_sweep_values(opt.values);
     if (!opt.plot.empty()) {
-        plot_format_for(opt.plot); // reject a bad extension before hours of runs
+        check_plot_file(opt.plot); // before hours of runs
     }
     opt.run.command = ctx.command;
     const std::optional<ResultsFile> file =
         opt.output.empty() ? std::nullopt : std::optional<ResultsFile>(opt.output);
-    const SignalGuard signals;
+    check_run_options(opt.run);
     const auto client = ctx.client();
+    check_knob_values(client, opt.knob, values);
+    const SignalGuard signals;
     client.require_module();
-    client.require_knob(opt.knob);
+    check_knob_in_module(client, opt.knob, values);
     if (opt.runs == 1) {
         fmt::print(ctx.env.err, "warning: --runs 1 gives one sample per value: no standard "
                                 "deviation and no significance test\n");

@@ -174,7 +174,7 @@ Json compare_json(const CompareTable& t) {
                           {"rows", rows}});
     }
     return {{"schema", "memcg-statctl/compare"},
-            {"schema_version", 1},
+            {"schema_version", 2}, // 2: rows name counters `flush.requests`
             {"files", files},
             {"differences", differences},
             {"series", series}};

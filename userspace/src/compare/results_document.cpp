@@ -68,6 +68,8 @@ public:
         return string(o, path, key);
     }
 
+    bool old_counter_keys = false; // a version that wrote `flush_requests`
+
 private:
     const std::string& source_;
 };
@@ -78,42 +80,62 @@ CompareValue& value_named(CompareSeries& s, const std::string& value) {
     if (it != s.values.end()) {
         return *it;
     }
-    s.values.push_back({value, {}, {}, {}});
+    s.values.push_back({value, {}, {}, {}, {}});
     return s.values.back();
 }
 
-void add_name(CompareValue& v, const std::string& name) {
+void add_name(CompareValue& v, const std::string& name, const std::string& group) {
     if (std::find(v.metric_names.begin(), v.metric_names.end(), name) == v.metric_names.end()) {
         v.metric_names.push_back(name);
     }
+    if (!group.empty()) {
+        v.groups[name] = group;
+    }
 }
 
-void add_sample(CompareValue& v, const std::string& name, double sample) {
-    add_name(v, name);
+void add_sample(CompareValue& v, const std::string& name, const std::string& group, double sample) {
+    add_name(v, name, group);
     v.samples[name].push_back(sample);
 }
 
-void add_mean(CompareValue& v, const std::string& name, double mean) {
-    add_name(v, name);
+void add_mean(CompareValue& v, const std::string& name, const std::string& group, double mean) {
+    add_name(v, name, group);
     v.means[name] = mean;
 }
 
-// {name: number} objects (counters, derived, memory_stat) under `prefix.`; nulls (a ratio
-// over zero) are left out.
+// A counter's name for its key in a document: older versions wrote `flush_requests` for
+// `flush.requests`. A key no known counter gives (a newer module's) stays as it is.
+std::string counter_name(const std::string& key, bool old_keys) {
+    if (old_keys) {
+        for (const auto name : counter_names()) {
+            std::string underscored(name);
+            std::replace(underscored.begin(), underscored.end(), '.', '_');
+            if (underscored == key) {
+                return std::string(name);
+            }
+        }
+    }
+    return key;
+}
+
+using AddNumber = std::function<void(const std::string& name, const std::string& group, double)>;
+
+// A {name: number} object (counters, derived, memory_stat: the `group`); nulls (a ratio over
+// zero) are left out.
 void add_numbers(const Reader& in, const Json& object, const std::string& path,
-                 const std::string& prefix,
-                 const std::function<void(const std::string&, double)>& add) {
+                 const std::string& group, const AddNumber& add) {
     if (object.is_null()) {
         return; // counters of a run without the module
     }
     if (!object.is_object()) {
         in.fail(fmt::format("`{}` is {}, not an object", path, object.type_name()));
     }
-    for (const auto& [name, v] : object.items()) {
+    for (const auto& [key, v] : object.items()) {
         if (v.is_number()) {
-            add(fmt::format("{}.{}", prefix, name), v.get<double>());
+            add(group == "counters" ? counter_name(key, in.old_counter_keys) : key, group,
+                v.get<double>());
         } else if (!v.is_null()) {
-            in.fail(fmt::format("`{}.{}` is {}, not a number", path, name, v.type_name()));
+            in.fail(fmt::format("`{}.{}` is {}, not a number", path, key, v.type_name()));
         }
     }
 }
@@ -122,11 +144,11 @@ void add_numbers(const Reader& in, const Json& object, const std::string& path,
 std::map<std::string, double> memory_stat_total(const Reader& in, const Json& result,
                                                 const std::string& path) {
     std::map<std::string, double> total;
-    std::vector<std::string> order;
     for (const auto& m : in.array(result, path, "memory_stat")) {
-        add_numbers(in, in.object(m, path + ".memory_stat[]", "delta"),
-                    path + ".memory_stat[].delta", "memory_stat",
-                    [&](const std::string& name, double v) { total[name] += v; });
+        add_numbers(
+            in, in.object(m, path + ".memory_stat[]", "delta"), path + ".memory_stat[].delta",
+            "memory_stat",
+            [&](const std::string& name, const std::string&, double v) { total[name] += v; });
     }
     return total;
 }
@@ -139,13 +161,15 @@ void add_run(const Reader& in, const Json& run, const std::string& path, const s
     if (!f.is_number()) {
         in.fail(fmt::format("`{}.{}` is not a number", path, figure));
     }
-    add_sample(v, figure, f.get<double>());
-    const auto sample = [&](const std::string& name, double x) { add_sample(v, name, x); };
+    add_sample(v, figure, "", f.get<double>());
+    const auto sample = [&](const std::string& name, const std::string& group, double x) {
+        add_sample(v, name, group, x);
+    };
     add_numbers(in, run.contains("counters") ? run.at("counters") : Json(), path + ".counters",
                 "counters", sample);
     add_numbers(in, in.object(run, path, "derived"), path + ".derived", "derived", sample);
     for (const auto& [name, x] : memory_stat_total(in, run, path)) {
-        add_sample(v, name, x);
+        add_sample(v, name, "memory_stat", x);
     }
 }
 
@@ -208,9 +232,11 @@ CompareSeries sweep_series(const Reader& in, const Json& doc, const std::string&
                 in.fail(
                     fmt::format("`{}.samples` holds {}, not a number", rows_path, x.type_name()));
             }
-            add_sample(v, s.metric, x.get<double>());
+            add_sample(v, s.metric, "", x.get<double>());
         }
-        const auto mean = [&](const std::string& name, double x) { add_mean(v, name, x); };
+        const auto mean = [&](const std::string& name, const std::string& group, double x) {
+            add_mean(v, name, group, x);
+        };
         for (const char* key : {"counters", "derived", "memory_stat"}) {
             add_numbers(in, in.object(row, rows_path, key), rows_path + "." + key, key, mean);
         }
@@ -221,7 +247,7 @@ CompareSeries sweep_series(const Reader& in, const Json& doc, const std::string&
 } // namespace
 
 ResultsDocument parse_results_document(const Json& doc, const std::string& source) {
-    const Reader in(source);
+    Reader in(source);
     if (!doc.is_object()) {
         in.fail(fmt::format("the document is {}, not a JSON object", doc.type_name()));
     }
@@ -234,10 +260,10 @@ ResultsDocument parse_results_document(const Json& doc, const std::string& sourc
                             "experiment",
                             d.schema));
     }
-    // Experiment documents are at version 2 since report_id replaced version 1's seed; neither
-    // field is read here, so both versions compare.
-    const int newest =
-        d.schema == "memcg-statctl/experiment" ? experiment_schema_version : result_schema_version;
+    // Experiment version 2 replaced version 1's seed by report_id, which compare does not
+    // read; run and sweep version 2 and experiment version 3 renamed the counter keys.
+    const bool experiment = d.schema == "memcg-statctl/experiment";
+    const int newest = experiment ? experiment_schema_version : result_schema_version;
     const auto& version = in.field(doc, "", "schema_version", Json::value_t::number_float);
     if (!version.is_number_integer() || version.get<int>() < 1 || version.get<int>() > newest) {
         in.fail(fmt::format("schema_version {} is not a version this tool reads ({}){}",
@@ -248,6 +274,7 @@ ResultsDocument parse_results_document(const Json& doc, const std::string& sourc
                                 : ""));
     }
     d.schema_version = version.get<int>();
+    in.old_counter_keys = d.schema_version < (experiment ? 3 : 2);
     const auto& env = in.object(doc, "", "environment");
     d.host = env.contains("host") ? in.string(env, "environment", "host") : "";
     d.kernel = in.string(env, "environment", "kernel");

@@ -15,14 +15,15 @@
 
 namespace memcg_statctl {
 
-// One knob value of a series: its metrics by name (`ops_per_sec`, `counters.X`,
-// `derived.X`, `memory_stat.X`, the names of the CSV columns). A metric has one sample per
-// run when the file kept every run, else only the mean the file states.
+// One knob value of a series: its metrics by their one name (`ops_per_sec`,
+// `flush.requests`, `ns_per_flush`, `pgfault`, as the CSV columns). A metric has one sample
+// per run when the file kept every run, else only the mean the file states.
 struct CompareValue {
     std::string value;
     std::vector<std::string> metric_names; // in the file's order
     std::map<std::string, std::vector<double>> samples;
-    std::map<std::string, double> means; // metrics without samples
+    std::map<std::string, double> means;       // metrics without samples
+    std::map<std::string, std::string> groups; // counters, derived, memory_stat; not figures
 };
 
 // The implicit noexcept move of the nlohmann::ordered_json member calls its
@@ -54,8 +55,9 @@ struct ResultsDocument {
     std::vector<CompareSeries> series;
 };
 
-// Validates `document` (the schema and version this tool writes, every field compare
-// reads); throws ToolError naming `source` and what is wrong.
+// Validates `document` (the schema and the versions this tool reads, every field compare
+// reads); throws ToolError naming `source` and what is wrong. Older versions' counter keys
+// (`flush_requests`) are read under the counters' names (`flush.requests`).
 ResultsDocument parse_results_document(const nlohmann::ordered_json& document,
                                        const std::string& source);
 

@@ -11,9 +11,12 @@ namespace memcg_statctl {
 
 namespace {
 
-bool wanted(const std::string& name, const std::vector<std::string>& metrics) {
+// `metrics` holds names and groups (counters, derived, memory_stat).
+bool wanted(const CompareValue& v, const std::string& name,
+            const std::vector<std::string>& metrics) {
+    const auto group = v.groups.find(name);
     return metrics.empty() || std::any_of(metrics.begin(), metrics.end(), [&](const auto& m) {
-               return name == m || name.starts_with(m + ".");
+               return name == m || (group != v.groups.end() && group->second == m);
            });
 }
 
@@ -89,7 +92,7 @@ CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t
         for (const auto& v : s == nullptr ? std::vector<CompareValue>{} : s->values) {
             add_unique(values, v.value);
             for (const auto& name : v.metric_names) {
-                if (wanted(name, metrics)) {
+                if (wanted(v, name, metrics)) {
                     add_unique(names, name);
                 }
             }
@@ -202,9 +205,8 @@ std::vector<Difference> find_differences(const std::vector<ResultsDocument>& fil
     for (std::size_t i = 1; i < files.size(); ++i) {
         const auto& f = files[i];
         Collector c(i, out);
+        // Not schema_version: every version is read into the same names and fields.
         c.check("schema", base.schema, f.schema);
-        c.check("schema_version", std::to_string(base.schema_version),
-                std::to_string(f.schema_version));
         const bool experiments = base.experiment.size() + f.experiment.size() > 0;
         if (experiments) {
             c.check("experiment", base.experiment, f.experiment);

@@ -47,7 +47,7 @@ struct CompareCell {
 };
 
 struct CompareRow {
-    std::string metric;                            // `ops_per_sec`, `counters.flush_requests`, ...
+    std::string metric;                            // `ops_per_sec`, `flush.requests`, ...
     std::string value;                             // the knob value ("" for a run)
     std::vector<std::optional<CompareCell>> cells; // one per file; nullopt: not in it
 };
@@ -68,8 +68,8 @@ struct CompareTable {
     std::vector<CompareSection> sections;
 };
 
-// Keeps the metrics named in `metrics` (a name, or a prefix such as `counters`); all when
-// it is empty. The compared figure is always kept.
+// Keeps the metrics named in `metrics` (a name, or a group: counters, derived, memory_stat;
+// see check_metric_names()); all when it is empty. The compared figure is always kept.
 CompareTable compare_documents(std::vector<ResultsDocument> files,
                                const std::vector<std::string>& metrics = {});
 
@@ -80,7 +80,7 @@ CompareTable compare_documents(std::vector<ResultsDocument> files,
 // Welch's t-test gives p < 0.05. Differences (compared anyway) come first.
 void print_compare_text(std::ostream& out, const CompareTable& table);
 
-// {"schema": "memcg-statctl/compare", "schema_version": 1, "files": [...],
+// {"schema": "memcg-statctl/compare", "schema_version": 2, "files": [...],
 //  "differences": [...], "series": [{..., "rows": [{"metric", "value", "files": [...]}]}]}
 nlohmann::ordered_json compare_json(const CompareTable& table);
 

@@ -1,7 +1,6 @@
 #include "debugfs/client.h"
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -26,21 +25,6 @@ int write_whole_file(const std::filesystem::path& path, std::string_view data) {
     const int write_err = n < 0 ? errno : (static_cast<std::size_t>(n) != data.size() ? EIO : 0);
     const int close_err = ::close(fd) != 0 ? errno : 0;
     return write_err != 0 ? write_err : close_err;
-}
-
-std::optional<std::string_view> knob_accepted_values(std::string_view knob) {
-    // module/ABI.md, "Knobs" (a unit test compares the two).
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> values = {{
-        {"flush_mode", "kernel, threshold, always or never"},
-        {"flush_threshold", "0 .. 2^62 pending updates"},
-        {"flush_period_ms", "0 (no periodic flush) or 10 .. 3600000"},
-        {"update_flush_every", "0 (off) .. 2^24"},
-        {"stock_hooks", "0 or 1"},
-        {"objcg_flush_hooks", "0 or 1"},
-    }};
-    const auto* const it =
-        std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == knob; });
-    return it == values.end() ? std::nullopt : std::optional(it->second);
 }
 
 DebugfsClient::DebugfsClient(std::filesystem::path root, FileWriter writer)
@@ -102,8 +86,8 @@ bool DebugfsClient::is_knob(std::string_view name) const {
 
 void DebugfsClient::require_knob(std::string_view name) const {
     if (!is_knob(name)) {
-        throw ToolError(fmt::format("unknown knob `{}` (the module has: {})", name,
-                                    fmt::join(knob_names(), ", ")));
+        throw ToolError(ExitCode::usage, fmt::format("unknown knob `{}` (the module has: {})", name,
+                                                     fmt::join(knob_names(), ", ")));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "debugfs/counters.h"
+#include "debugfs/knob_values.h"
 #include "debugfs/status.h"
 
 namespace memcg_statctl {
@@ -18,11 +19,6 @@ namespace memcg_statctl {
 // because only the kernel can reject a write with EINVAL: tests substitute a fake kernel.
 using FileWriter = std::function<int(const std::filesystem::path&, std::string_view)>;
 int write_whole_file(const std::filesystem::path& path, std::string_view data);
-
-// What the knob table of module/ABI.md says a knob accepts ("0 or 1"), for the message of
-// a rejected write; nullopt for a knob it does not list (a newer module's). Only messages
-// use it: knobs are still discovered from the directory.
-std::optional<std::string_view> knob_accepted_values(std::string_view knob);
 
 class DebugfsClient {
 public:
@@ -50,8 +46,8 @@ public:
     // directory that has a write permission bit, except `reset` (write-only action).
     std::vector<std::string> knob_names() const;
     bool is_knob(std::string_view name) const;
-    // Throws ToolError "unknown knob `NAME` (the module has: ...)" unless is_knob(name): the
-    // one check of a knob name, for every command that takes one.
+    // Throws ToolError (usage, exit 2) "unknown knob `NAME` (the module has: ...)" unless
+    // is_knob(name): the one check of a knob name, for every command that takes one.
     void require_knob(std::string_view name) const;
     std::string read_knob(std::string_view name) const; // value without trailing newline
     // Throws ToolError (exit 1) with one line saying what to do when the write fails:

@@ -45,6 +45,26 @@ Counters Counters::delta(const Counters& before, const Counters& after) {
     return out;
 }
 
+const std::vector<std::string_view>& counter_names() {
+    static const std::vector<std::string_view> names = {
+        "flush.requests",      "flush.performed",      "flush.skipped",
+        "flush.periodic",      "flush.async",          "flush.async_queued",
+        "flush.ns_total",      "flush.ns_max",         "charge_stock.attempts",
+        "charge_stock.misses", "charge_stock.refills", "charge_stock.drains",
+        "obj_stock.attempts",  "obj_stock.misses",     "obj_stock.refills",
+        "obj_stock.drains",    "objcg_vmstat.updates", "objcg_vmstat.flushes",
+        "stat_updates",        "stat_updates.amount",  "caller.recovered",
+        "caller.unattributed"};
+    return names;
+}
+
+const std::vector<std::string_view>& derived_names() {
+    static const std::vector<std::string_view> names = {"flushes_per_sec", "ns_per_flush",
+                                                        "charge_stock_hit_pct", "obj_stock_hit_pct",
+                                                        "objcg_vmstat_miss_pct"};
+    return names;
+}
+
 namespace {
 
 std::optional<double> ratio(double num, double den) {

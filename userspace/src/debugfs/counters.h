@@ -39,6 +39,14 @@ private:
     std::vector<Entry> entries_;
 };
 
+// The module's counters in its order (module/counters.c), as named in its `stats` file:
+// the one name of each counter in text, JSON, CSV, compare and `--metrics`
+// (docs/output.md lists them; a unit test checks both). A newer module may add more.
+const std::vector<std::string_view>& counter_names();
+
+// The names of the values derive() computes, in its order.
+const std::vector<std::string_view>& derived_names();
+
 // The ONE place where derived values are computed from counters (rates, hit ratios,
 // cost per flush). Every output path asks this module; nothing else divides counters.
 struct DerivedValue {

@@ -97,7 +97,8 @@ struct ExperimentResult {
 };
 
 // Version 2: `report_id` (a heading of docs/background.md) replaced version 1's `seed`.
-inline constexpr int experiment_schema_version = 2;
+// Version 3: counter keys are the module's names (`flush.requests`, was `flush_requests`).
+inline constexpr int experiment_schema_version = 3;
 
 // {"schema": "memcg-statctl/experiment", "schema_version", "experiment", "report_id",
 //  "reference", "claim", "environment", "parameters", "complete", "interrupted_by",

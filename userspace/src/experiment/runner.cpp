@@ -285,7 +285,13 @@ void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, s
     const auto json_file =
         opt.json.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.json;
     const auto plot_file = opt.plot.empty() ? fmt::format("experiment-{}.svg", opt.name) : opt.plot;
-    plot_format_for(plot_file); // a bad extension fails before the runs
+    // A bad extension fails before the runs; a plot asked for by name needs gnuplot too
+    // (the default one is only a warning when it cannot be drawn).
+    if (opt.plot.empty()) {
+        plot_format_for(plot_file);
+    } else {
+        check_plot_file(plot_file);
+    }
     const ResultsFile file(json_file);
     const SignalGuard signals;
     ExperimentResult r;

@@ -103,7 +103,7 @@ void CsvOutput::knobs(const KnobReport& r) {
 
 template <>
 void CsvOutput::run(const RunReport& r) {
-    // Long form, the JSON document's result fields by path.
+    // Long form: the JSON document's result fields, each under its one name.
     line(out_, {"name", "value"});
     const auto& res = r.result;
     line(out_, {"seconds", number(res.seconds)});
@@ -115,22 +115,23 @@ void CsvOutput::run(const RunReport& r) {
     }
     if (res.counters) {
         for (const auto& [name, value] : res.counters->entries()) {
-            line(out_, {"counters." + json_key(name), std::to_string(value)});
+            line(out_, {name, std::to_string(value)});
         }
     }
     for (const auto& d : res.derived) {
-        line(out_, {"derived." + json_key(d.name), optional_number(d.value)});
+        line(out_, {d.name, optional_number(d.value)});
     }
 }
 
 template <>
 void CsvOutput::comparison(const ComparisonReport& r) {
     // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
-    // row of the JSON document (`rows[]`), nested ones by path: `counters.flush_requests`,
-    // `derived.flushes_per_sec`, `memory_stat.pgfault` (union over all rows, first-seen
-    // order). `samples` is left out: it is a list. Each cell is taken from that JSON row
-    // (comparison_row_json), so the two formats cannot disagree: a null there (stddev of
-    // one run, no statistics without runs, no %change for the baseline) is an empty cell.
+    // row of the JSON document (`rows[]`); those of its counters, derived and memory_stat
+    // objects by their own names (`flush.requests`, `flushes_per_sec`, `pgfault`: no two
+    // alike), the union over all rows in first-seen order. `samples` is left out: a list. Each cell
+    // is taken from that JSON row (comparison_row_json), so the two formats cannot disagree: a null
+    // there (stddev of one run, no statistics without runs, no %change for the baseline) is an
+    // empty cell.
     struct Column {
         std::string group; // "" for a field of the row itself
         std::string key;
@@ -160,7 +161,7 @@ void CsvOutput::comparison(const ComparisonReport& r) {
     }
     std::vector<std::string> header{"knob"};
     for (const auto& c : columns) {
-        header.push_back(c.group.empty() ? c.key : c.group + "." + c.key);
+        header.push_back(c.key);
     }
     line(out_, header);
     for (const auto& row : rows) {

@@ -71,7 +71,7 @@ void JsonOutput::interval(const IntervalReport& r) {
     for (const auto& c : r.rates) {
         deltas.add(c.name, c.delta);
         if (c.per_second) { // a maximum has a value (in deltas), no rate
-            rates[json_key(c.name)] = *c.per_second;
+            rates[c.name] = *c.per_second;
         }
     }
     const Json j = {{"interval", r.index},

@@ -1,8 +1,13 @@
 #include "output/plot.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -20,6 +25,45 @@ PlotFormat plot_format_for(const std::filesystem::path& file) {
     }
     throw ToolError(ExitCode::usage,
                     fmt::format("--plot {}: the file must end in .svg or .png", file.string()));
+}
+
+namespace {
+
+// Whether `name` is an executable file in a directory of PATH, as popen's shell finds it.
+bool on_path(const std::string& name) {
+    const char* path = std::getenv("PATH"); // NOLINT(concurrency-mt-unsafe): no setenv here
+    std::string_view rest = path == nullptr ? "" : path;
+    while (true) {
+        const auto colon = rest.find(':');
+        const auto dir = rest.substr(0, colon);
+        const auto file = std::filesystem::path(dir.empty() ? "." : std::string(dir)) / name;
+        std::error_code ec;
+        if (::access(file.c_str(), X_OK) == 0 && !std::filesystem::is_directory(file, ec)) {
+            return true;
+        }
+        if (colon == std::string_view::npos) {
+            return false;
+        }
+        rest.remove_prefix(colon + 1);
+    }
+}
+
+} // namespace
+
+void check_plot_file(const std::filesystem::path& file) {
+    plot_format_for(file);
+    const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("--plot {}: cannot write in {}: {}", file.string(),
+                                    dir.string(), std::strerror(errno)));
+    }
+    if (!on_path("gnuplot")) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("--plot {}: gnuplot is not installed (apt-get install "
+                                    "gnuplot-nox)",
+                                    file.string()));
+    }
 }
 
 // In single quotes: only the quote itself needs doubling.

@@ -15,6 +15,10 @@ enum class PlotFormat { svg, png };
 // Throws ToolError(usage) for an extension other than .svg or .png.
 PlotFormat plot_format_for(const std::filesystem::path& file);
 
+// Checks before any run what a plot needs (usage errors): the extension, a directory
+// that exists and can be written, and gnuplot on PATH.
+void check_plot_file(const std::filesystem::path& file);
+
 // The first lines of every script: a terminal by the file's extension (noenhanced: knob
 // names are full of '_') and the output file.
 std::string gnuplot_output(const std::filesystem::path& file, int width, int height);

@@ -1,6 +1,5 @@
 #include "output/result_schema.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,16 +21,10 @@ Json optional_json(const std::optional<T>& v) {
 
 } // namespace
 
-std::string json_key(std::string_view name) {
-    std::string key(name);
-    std::replace(key.begin(), key.end(), '.', '_');
-    return key;
-}
-
 Json counters_json(const Counters& counters) {
     Json j = Json::object();
     for (const auto& [name, value] : counters.entries()) {
-        j[json_key(name)] = value;
+        j[name] = value;
     }
     return j;
 }
@@ -39,7 +32,7 @@ Json counters_json(const Counters& counters) {
 Json derived_json(const std::vector<DerivedValue>& derived) {
     Json j = Json::object();
     for (const auto& d : derived) {
-        j[json_key(d.name)] = optional_json(d.value);
+        j[d.name] = optional_json(d.value);
     }
     return j;
 }

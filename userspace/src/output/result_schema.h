@@ -1,8 +1,7 @@
 // The JSON documents of `run` and `sweep` (and the sweep objects inside `experiment`
 // results): one schema, documented in docs/output.md, shared by stdout (--json) and the
-// results file (--output). Counter names become keys without dots (`flush.requests` ->
-// `flush_requests`) so `jq .counters.flush_requests` works; CSV columns are these keys'
-// paths (`counters.flush_requests`).
+// results file (--output). A counter is a key under its one name (`flush.requests`, as the
+// module names it), as in text, CSV and compare.
 #pragma once
 
 #include <filesystem>
@@ -18,7 +17,8 @@ namespace memcg_statctl {
 using Json = nlohmann::ordered_json;
 
 // Bumped when a field changes meaning or disappears; adding fields keeps the version.
-inline constexpr int result_schema_version = 1;
+// Version 2: counter keys are the module's names (`flush.requests`, was `flush_requests`).
+inline constexpr int result_schema_version = 2;
 
 // {name: value} of (name, value) pairs, in their order; `convert` maps each value.
 template <typename Pairs, typename Convert>
@@ -29,9 +29,6 @@ Json pairs_json(const Pairs& pairs, Convert convert) {
     }
     return j;
 }
-
-// A module counter or derived name as a JSON key: dots become underscores.
-std::string json_key(std::string_view name);
 
 Json counters_json(const Counters& counters);
 Json derived_json(const std::vector<DerivedValue>& derived);

@@ -107,24 +107,37 @@ void add_observe_options(CLI::App& sub, RunOptions& o) {
         ->type_name("PID[,PID]");
 }
 
-RunSession::RunSession(const Context& ctx, RunOptions options)
-    : ctx_(ctx), options_(std::move(options)),
-      module_(ctx.client().availability() == Availability::available) {
-    const bool builtin = !options_.workload.name.empty();
-    const bool command = !options_.command.empty();
-    const bool observing = !options_.observe_cgroups.empty() || !options_.observe_pids.empty();
+void check_run_options(const RunOptions& o) {
+    const bool builtin = !o.workload.name.empty();
+    const bool command = !o.command.empty();
+    const bool observing = !o.observe_cgroups.empty() || !o.observe_pids.empty();
     if (static_cast<int>(builtin) + static_cast<int>(command) + static_cast<int>(observing) != 1) {
         throw ToolError(ExitCode::usage,
                         "give one of: a workload, a command after `--`, --cgroup or --pid");
     }
-    if (!options_.observe_cgroups.empty() && !options_.observe_pids.empty()) {
+    if (!o.observe_cgroups.empty() && !o.observe_pids.empty()) {
         throw ToolError(ExitCode::usage, "--cgroup and --pid exclude each other");
     }
-    if (!options_.metric.empty()) {
+    if (!o.metric.empty()) {
         if (!command) {
             throw ToolError(ExitCode::usage, "--metric reads a command's output: give the "
                                              "command after `--`");
         }
+        const CommandMetric regex_check(o.metric);
+    }
+    if (builtin) {
+        (void)make_workload(o.workload); // its own option checks; it starts nothing
+    }
+    (void)parse_pids(o.observe_pids);
+}
+
+RunSession::RunSession(const Context& ctx, RunOptions options)
+    : ctx_(ctx), options_(std::move(options)),
+      module_(ctx.client().availability() == Availability::available) {
+    check_run_options(options_);
+    const bool builtin = !options_.workload.name.empty();
+    const bool command = !options_.command.empty();
+    if (!options_.metric.empty()) {
         metric_.emplace(options_.metric);
     }
     if (module_) {

@@ -43,6 +43,11 @@ void add_run_options(CLI::App& sub, RunOptions& o);
 // Registers --cgroup and --pid (run only: a sweep needs something it starts itself).
 void add_observe_options(CLI::App& sub, RunOptions& o);
 
+// The checks of RunSession's constructor that need neither the module nor cgroups, all
+// usage errors: one kind of run, --metric's regex and capture group, a workload's options,
+// --pid's ids. A sweep makes them before it requires the module.
+void check_run_options(const RunOptions& o);
+
 class RunSession {
 public:
     // Checks that exactly one kind of run was asked for (usage error otherwise), sets up
