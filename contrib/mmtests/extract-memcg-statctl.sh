@@ -3,7 +3,7 @@
 # watch-memcg-statctl.sh recorded (memcg-statctl-TEST.gz in the run's log
 # directory, or that file before gzip).
 # Without NAME: one row per counter: the total over the run, its mean and
-# largest rate per second (flush_ns_max: the largest value).
+# largest rate per second (flush.ns_max: the largest value).
 # With NAME (a counter or derived value, by its JSON name): the series,
 # "SECONDS VALUE" a line, seconds from the end of the first interval;
 # counters as rates per second. Exit: 0, 1 (unknown NAME), 2 (usage).

@@ -85,10 +85,10 @@ json_lines() {
 	[ "$n" -ge "${2:-2}" ] || { echo "# $n lines in $1"; return 1; }
 	zcat -f -- "$1" | jq -e -s '
 		all(.[]; (.timestamp | type) == "string" and (.seconds | type) == "number"
-			and (.deltas | has("flush_requests") and has("charge_stock_misses"))
-			and (.per_second | has("flush_requests"))
+			and (.deltas | has("flush.requests") and has("charge_stock.misses"))
+			and (.per_second | has("flush.requests"))
 			and (.derived | has("charge_stock_hit_pct")))
-		and any(.[]; .deltas.flush_requests > 0)' >/dev/null
+		and any(.[]; .deltas["flush.requests"] > 0)' >/dev/null
 }
 
 # --- mmtests ---------------------------------------------------------------
@@ -126,15 +126,15 @@ check "mmtests (gzip at stop): JSON lines with the counters, growing" json_lines
 summary() {
 	"$extract" "$mlog.gz" >"$tmp/summary" &&
 		head -n1 "$tmp/summary" | grep -q '^intervals [0-9]' &&
-		awk '$1 == "flush_requests" && $2 > 0 { ok = 1 } END { exit !ok }' "$tmp/summary"
+		awk '$1 == "flush.requests" && $2 > 0 { ok = 1 } END { exit !ok }' "$tmp/summary"
 }
-check "mmtests report: a row per counter, flush_requests counted" summary
+check "mmtests report: a row per counter, flush.requests counted" summary
 series() {
-	"$extract" "$mlog.gz" flush_requests >"$tmp/series" &&
+	"$extract" "$mlog.gz" flush.requests >"$tmp/series" &&
 		[ "$(wc -l <"$tmp/series")" -ge 2 ] &&
 		awk 'NF != 2 || $1 !~ /^[0-9.]+$/ || $2 !~ /^[0-9.e+-]+$/ { exit 1 }' "$tmp/series"
 }
-check "mmtests report: flush_requests as SECONDS VALUE lines" series
+check "mmtests report: flush.requests as SECONDS VALUE lines" series
 check "mmtests report: an unknown name fails" eval '! "$extract" "$mlog.gz" no_such_counter 2>/dev/null'
 
 # --- LKP -------------------------------------------------------------------
@@ -187,7 +187,7 @@ check "LKP parse: every line is 'key: number'" \
 check "LKP parse: one time: line per sample" \
 	eval '[ "$(grep -c "^time: " "$tmp/stats")" -eq "$(wc -l <"$log")" ]'
 check "LKP parse: counters and derived values" \
-	eval 'grep -q "^flush_requests: [1-9]" "$tmp/stats" && grep -q "^flush_ns_max: " "$tmp/stats" &&
+	eval 'grep -q "^flush.requests: [1-9]" "$tmp/stats" && grep -q "^flush.ns_max: " "$tmp/stats" &&
 		grep -q "^charge_stock_hit_pct: " "$tmp/stats"'
 half() {
 	{ cat "$log"; printf '{"interval": 9, "timest'; } >"$tmp/half"
