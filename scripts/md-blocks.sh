@@ -20,12 +20,14 @@ doc=${2:?document path}
 
 # Every logical line of every fenced block of the Markdown on stdin, prefixed
 # by the heading it is under and its block's number there:
-# "HEADING<TAB>N<TAB>command".
+# "HEADING<TAB>N<TAB>command". With RAW=1, every line as it stands instead
+# (no joining, blank lines kept).
 logical_lines() {
-	awk '
+	awk -v raw="${RAW:-0}" '
 	/^```/ && !fence { fence = 1; blocks[heading]++; next }
 	/^```/ && fence { fence = 0; next }
 	!fence && /^#+ / { heading = $0; next }
+	fence && raw { printf "%s\t%d\t%s\n", heading, blocks[heading], $0; next }
 	fence {
 		line = $0
 		if (cont != "") { sub(/^[ \t]+/, " ", line); line = cont line; cont = "" }
@@ -36,22 +38,13 @@ logical_lines() {
 }
 
 case "$mode" in
-commands)
+commands | lines)
 	heading=${3:?heading}
 	nth=${4:?block number}
-	out=$(logical_lines <"$doc" | awk -F'\t' -v h="$heading" -v n="$nth" \
+	raw=0
+	[ "$mode" = lines ] && raw=1
+	out=$(RAW=$raw logical_lines <"$doc" | awk -F'\t' -v h="$heading" -v n="$nth" \
 		'$1 == h && $2 == n { sub(/^[^\t]*\t[^\t]*\t/, ""); print }')
-	[ -n "$out" ] || { echo "md-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
-	printf '%s\n' "$out"
-	;;
-lines)
-	heading=${3:?heading}
-	nth=${4:?block number}
-	out=$(awk -v h="$heading" -v n="$nth" '
-	/^```/ && !fence { fence = 1; if (heading == h) seen++; next }
-	/^```/ && fence { fence = 0; next }
-	!fence && /^#+ / { heading = $0; next }
-	fence && heading == h && seen == n' "$doc")
 	[ -n "$out" ] || { echo "md-blocks: no block $nth under '$heading' in $doc" >&2; exit 1; }
 	printf '%s\n' "$out"
 	;;
