@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {
@@ -169,23 +169,17 @@ std::string format_value(std::uint64_t v, double divisor) {
     return format_value(static_cast<double>(v) / divisor);
 }
 
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-    std::uint64_t v = 0;
-    const auto* const end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, v);
-    if (s.empty() || ptr != end || ec != std::errc()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-std::string escape_help(std::string_view help) {
+// The exposition format's escapes: backslash and newline in HELP text and label values,
+// the double quote in label values only.
+std::string escape(std::string_view text, bool quote) {
     std::string out;
-    for (const char c : help) {
+    for (const char c : text) {
         if (c == '\\') {
             out += "\\\\";
         } else if (c == '\n') {
             out += "\\n";
+        } else if (quote && c == '"') {
+            out += "\\\"";
         } else {
             out += c;
         }
@@ -343,19 +337,7 @@ std::string counter_metric_name(std::string_view counter) {
 }
 
 std::string escape_label_value(std::string_view value) {
-    std::string out;
-    for (const char c : value) {
-        if (c == '\\') {
-            out += "\\\\";
-        } else if (c == '"') {
-            out += "\\\"";
-        } else if (c == '\n') {
-            out += "\\n";
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    return escape(value, true);
 }
 
 std::vector<MetricFamily> metric_families(const MetricsSnapshot& snapshot) {
@@ -388,7 +370,7 @@ std::vector<MetricFamily> metric_families(const MetricsSnapshot& snapshot) {
 
 void write_metric_families(std::ostream& out, const std::vector<MetricFamily>& families) {
     for (const auto& f : families) {
-        out << "# HELP " << f.name << ' ' << escape_help(f.help) << '\n';
+        out << "# HELP " << f.name << ' ' << escape(f.help, false) << '\n';
         out << "# TYPE " << f.name << ' ' << type_name(f.type) << '\n';
         for (const auto& s : f.samples) {
             out << f.name << s.suffix;
