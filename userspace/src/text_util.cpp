@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -193,6 +194,15 @@ std::string read_file(const std::filesystem::path& path) {
         throw ToolError(fmt::format("error reading {}", path.string()));
     }
     return buf.str();
+}
+
+void require_writable_dir(std::string_view option, const std::filesystem::path& file) {
+    const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("{} {}: cannot write in {}: {}", option, file.string(),
+                                    dir.string(), std::strerror(errno)));
+    }
 }
 
 } // namespace memcg_statctl

@@ -48,4 +48,8 @@ std::vector<std::string> closest_names(std::string_view typed,
 // Reads a whole file; throws ToolError naming the path and errno text on failure.
 std::string read_file(const std::filesystem::path& path);
 
+// Throws a usage error ("OPTION FILE: cannot write in DIR: why", exit 2) unless the
+// directory FILE would go to takes new files: checked before any work.
+void require_writable_dir(std::string_view option, const std::filesystem::path& file);
+
 } // namespace memcg_statctl

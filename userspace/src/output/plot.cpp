@@ -1,10 +1,8 @@
 #include "output/plot.h"
 
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 
@@ -52,12 +51,7 @@ bool on_path(const std::string& name) {
 
 void check_plot_file(const std::filesystem::path& file) {
     plot_format_for(file);
-    const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("--plot {}: cannot write in {}: {}", file.string(),
-                                    dir.string(), std::strerror(errno)));
-    }
+    require_writable_dir("--plot", file);
     if (!on_path("gnuplot")) {
         throw ToolError(ExitCode::usage,
                         fmt::format("--plot {}: gnuplot is not installed (apt-get install "

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "exit_code.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 
@@ -130,12 +130,7 @@ ResultsFile::ResultsFile(std::filesystem::path file) : file_(std::move(file)) {
         throw ToolError(ExitCode::usage,
                         fmt::format("--output {} is a directory, not a file", file_.string()));
     }
-    const auto dir = file_.has_parent_path() ? file_.parent_path() : std::filesystem::path(".");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("--output {}: cannot write in {}: {}", file_.string(),
-                                    dir.string(), std::strerror(errno)));
-    }
+    require_writable_dir("--output", file_);
 }
 
 void ResultsFile::write(const nlohmann::ordered_json& document) const {
