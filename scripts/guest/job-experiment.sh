@@ -26,7 +26,11 @@ else
 fi
 modprobe crc32c_generic
 modprobe ext4
-mke2fs -q "$fsdev" >/dev/null 2>&1 || mke2fs "$fsdev" >/dev/null
+# Inode tables and journal written now, not by ext4's lazy-init thread after
+# mount: that thread paces itself by wall time, so its work would land in
+# some runs' instruction counts and not in others'.
+mke2fs -q -E lazy_itable_init=0,lazy_journal_init=0 "$fsdev" >/dev/null 2>&1 ||
+	mke2fs "$fsdev" >/dev/null
 mkdir -p /mnt/experiment
 mount -t ext4 "$fsdev" /mnt/experiment
 echo "scratch file system: ext4 on $fsdev at /mnt/experiment"
