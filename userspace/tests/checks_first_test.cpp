@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
-#include "debugfs/knob_values.h"
+#include "debugfs/client.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {

@@ -11,7 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
-#include "debugfs/knob_values.h"
+#include "debugfs/client.h"
 #include "output/plot.h"
 #include "output/result_schema.h"
 #include "run/environment.h"

@@ -1,5 +1,6 @@
-// Access to the module's debugfs directory (module/ABI.md). The root is injectable so the
-// tests and `--debugfs DIR` can point it at an ordinary directory holding fake files.
+// Access to the module's debugfs directory (module/ABI.md), and what its knobs accept. The
+// root is injectable so the tests and `--debugfs DIR` can point it at an ordinary directory
+// holding fake files.
 #pragma once
 
 #include <filesystem>
@@ -10,10 +11,29 @@
 #include <vector>
 
 #include "debugfs/counters.h"
-#include "debugfs/knob_values.h"
 #include "debugfs/status.h"
 
 namespace memcg_statctl {
+
+// The knobs of module/ABI.md and the values the module accepts, so that a sweep can refuse
+// a bad knob or value before it needs the module, and a flush knob on a kernel without
+// flush control before any run. Knobs are still discovered from the module's directory:
+// one this list lacks (a newer module's) is checked by the module alone.
+
+// The knobs of module/ABI.md, in its order.
+std::vector<std::string> known_knobs();
+
+// What module/ABI.md says a knob accepts ("0 or 1"); nullopt for a knob it does not list.
+std::optional<std::string_view> knob_accepted_values(std::string_view knob);
+
+// "flush_mode rejects 'nevr': kernel, threshold, always or never" when the module would
+// refuse the write of `value` (module/ABI.md); nullopt when it would take it or when the
+// knob is not in known_knobs().
+std::optional<std::string> knob_value_error(std::string_view knob, std::string_view value);
+
+// Whether writing `value` asks for something the kernel does not do by itself, which
+// needs flush control (a flush_mode other than kernel, any flush_threshold, ...).
+bool needs_flush_control(std::string_view knob, std::string_view value);
 
 // Writes `data` to `path`; returns 0 or the errno of the failed open/write. Injectable
 // because only the kernel can reject a write with EINVAL: tests substitute a fake kernel.
