@@ -52,12 +52,14 @@ module:
 
 # One build at a time: check's two lanes both need the tool (vmtest,
 # check-kselftest, readme-check), and two CMake runs in one build tree race.
-## make userspace             build the memcg-statctl tool and its unit tests
+## make userspace             build the memcg-statctl tool, its unit tests and its man page
 userspace:
 	mkdir -p $(BUILD)
 	flock $(BUILD)/.userspace.lock sh -c '\
 		cmake -S userspace -B $(USERSPACE_BUILD) -DCMAKE_BUILD_TYPE=Release && \
 		cmake --build $(USERSPACE_BUILD) -j$(shell nproc)'
+	@if command -v help2man >/dev/null; then $(MAKE) --no-print-directory man; \
+	else echo "userspace: no man page: help2man is not installed (apt-get install help2man)"; fi
 
 ## make unit                  run the unit tests (no root, no module)
 unit: userspace

@@ -131,8 +131,9 @@ uninstall-tool:
 # --- man page ----------------------------------------------------------------
 
 # help2man reads `memcg-statctl --help`. Its include file, $(MAN_H2M), is made
-# of a COMMANDS section generated here (each subcommand's own --help) and the
-# hand-written sections of userspace/man/memcg-statctl.h2m.
+# of a COMMANDS section (each subcommand's own --help) and a KNOBS section
+# (the knob list of `set --help`) generated here, and the hand-written
+# sections of userspace/man/memcg-statctl.h2m. `make userspace` makes it too.
 MAN_H2M = $(BUILD)/man/memcg-statctl.h2m
 MAN_H2M_SRC = $(CURDIR)/userspace/man/memcg-statctl.h2m
 ## make man                   build/man/memcg-statctl.1 from the tool's help (help2man)
@@ -147,6 +148,9 @@ man:
 			$(TOOL) $$c --help 2>&1 | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
 			echo '.fi'; \
 		done; \
+		echo '[KNOBS]'; \
+		printf '%s\n' 'The knobs of module/ABI.md, as \fBget\fR and \fBset\fR take them, and the values each accepts:'; \
+		$(TOOL) set --help | awk '/^Knobs/ { k = 1; next } k && /^  [a-z]/ { n = $$1; $$1 = ""; sub(/^ +/, ""); printf ".TP\n.B %s\n%s\n", n, $$0 }'; \
 		cat $(MAN_H2M_SRC); \
 	} >$(MAN_H2M)
 	$(if $(SOURCE_DATE_EPOCH),SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) )help2man --no-info --no-discard-stderr \

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "debugfs/client.h"
+#include "experiment/experiment.h"
 #include "fake_debugfs.h"
 
 namespace memcg_statctl {
@@ -118,6 +120,55 @@ TEST(Cli, HelpExits0) {
     const auto s = cli.run({"stats", "--help"});
     EXPECT_EQ(s.code, 0);
     EXPECT_NE(s.out.find("--watch"), std::string::npos);
+}
+
+// The program's help ends with every exit code of exit_code.h.
+TEST(Cli, HelpListsTheExitCodes) {
+    CliRunner cli;
+    const auto r = cli.run({"--help"});
+    ASSERT_EQ(r.code, 0);
+    const auto footer = r.out.find("Exit status:");
+    ASSERT_NE(footer, std::string::npos) << r.out;
+    for (const auto* code : {" 0 success", " 1 failure", " 2 usage error", " 3 module not loaded",
+                             " 4 (status) module loaded but degraded", " 130, 143 stopped"}) {
+        EXPECT_NE(r.out.find(code, footer), std::string::npos) << code;
+    }
+}
+
+// Recipes are listed under `experiment --help` as recipes; the command list gives the
+// command one line, naming none of them.
+TEST(Cli, RecipesAreListedAsRecipesNotCommands) {
+    CliRunner cli;
+    const auto top = cli.run({"--help"});
+    ASSERT_EQ(top.code, 0);
+    const auto line = top.out.substr(top.out.find("\n  experiment "));
+    const auto one_line = line.substr(0, line.find('\n', 1));
+    EXPECT_EQ(one_line.find("update-flush"), std::string::npos) << one_line;
+    for (const auto& name : recipe_names()) {
+        EXPECT_EQ(top.out.find(name), std::string::npos) << name;
+    }
+    const auto exp = cli.run({"experiment", "--help"});
+    ASSERT_EQ(exp.code, 0);
+    const auto recipes = exp.out.find("Recipes (NAME");
+    ASSERT_NE(recipes, std::string::npos) << exp.out;
+    for (const auto& name : recipe_names()) {
+        EXPECT_NE(exp.out.find("\n  " + name + " ", recipes), std::string::npos) << name;
+    }
+}
+
+// `get --help` and `set --help` list every knob of module/ABI.md with what it accepts.
+TEST(Cli, KnobCommandsListTheKnobsAndTheirValues) {
+    CliRunner cli;
+    for (const auto* command : {"get", "set"}) {
+        const auto r = cli.run({command, "--help"});
+        ASSERT_EQ(r.code, 0);
+        for (const auto& knob : known_knobs()) {
+            const auto at = r.out.find("\n  " + knob + " ");
+            ASSERT_NE(at, std::string::npos) << command << ": " << knob;
+            const auto line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+            EXPECT_NE(line.find(*knob_accepted_values(knob)), std::string::npos) << line;
+        }
+    }
 }
 
 TEST(Cli, VersionPrintsToolAndAbiVersionsAndExits0) {

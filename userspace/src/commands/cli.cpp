@@ -162,6 +162,11 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         add_sweep_command(app, ctx),   add_experiment_command(app, ctx),
         add_compare_command(app, ctx),
     };
+    // After the commands: a subcommand inherits the footer its parent has when it is made.
+    app.footer("Exit status: 0 success; 1 failure; 2 usage error (nothing was run); 3 module not "
+               "loaded, debugfs not mounted, or not root; 4 (status) module loaded but "
+               "degraded; 130, 143 stopped by SIGINT, SIGTERM (after cleaning up).\n"
+               "Run `memcg-statctl COMMAND --help` for a command's options.");
 
     // `run`/`sweep ... -- CMD ARGS...`: everything after the first `--` is the user's
     // command, passed on untouched (its own options must not reach CLI11).

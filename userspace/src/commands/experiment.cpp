@@ -7,12 +7,14 @@
 namespace memcg_statctl {
 
 Command add_experiment_command(CLI::App& app, Context& ctx) {
-    std::string help = "run a named experiment reproducing a mailing-list report (`experiment "
-                       "--list`: each one's report and the claim in numbers it tests):";
+    auto* sub = app.add_subcommand(
+        "experiment", "run a named experiment (a recipe) reproducing a mailing-list report");
+    std::string recipes_text = "Recipes (NAME; `experiment --list` gives each one's report and "
+                               "the claim in numbers it tests):";
     for (const auto& r : recipes()) {
-        help += fmt::format("\n  {:<16} {}", r.name, r.summary);
+        recipes_text += fmt::format("\n  {:<16} {}", r.name, r.summary);
     }
-    auto* sub = app.add_subcommand("experiment", help);
+    sub->footer(recipes_text);
     auto opt = std::make_shared<ExperimentOptions>();
     auto* name = sub->add_option("NAME", opt->name, "the recipe (required unless --list)")
                      ->check(CLI::IsMember(recipe_names()));

@@ -1,9 +1,24 @@
 // `get`, `set`, `reset`: the module's knobs, discovered from its debugfs directory.
+#include <string>
+
+#include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
 
 namespace memcg_statctl {
+namespace {
+
+// The knobs of module/ABI.md and what each accepts, for the help of `get` and `set`.
+std::string knobs_help() {
+    std::string text = "Knobs (module/ABI.md; a newer module may have more, `get` lists them):";
+    for (const auto& knob : known_knobs()) {
+        text += fmt::format("\n  {:<24} {}", knob, knob_accepted_values(knob).value_or(""));
+    }
+    return text;
+}
+
+} // namespace
 
 Command add_get_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand("get", "print one knob, or all knobs");
@@ -11,6 +26,7 @@ Command add_get_command(CLI::App& app, Context& ctx) {
     auto json = std::make_shared<bool>(false);
     sub->add_option("KNOB", *knob, "knob name (default: all)");
     sub->add_flag("--json", *json, "print a JSON object");
+    sub->footer(knobs_help());
     return {sub, [&ctx, knob, json] {
                 const auto client = ctx.client();
                 client.require_module();
@@ -32,6 +48,7 @@ Command add_set_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<std::pair<std::string, std::string>>();
     sub->add_option("KNOB", args->first, "knob name")->required();
     sub->add_option("VALUE", args->second, "new value")->required();
+    sub->footer(knobs_help());
     return {sub, [&ctx, args] {
                 const auto client = ctx.client();
                 client.require_module();
