@@ -44,7 +44,7 @@ fi
 rc=0
 # shellcheck disable=SC2086  # EXP_ARGS is a list of options
 memcg-statctl experiment "$EXP_NAME" --dir /mnt/experiment \
-	--json "/tmp/experiment-$EXP_NAME.json" --plot "/tmp/experiment-$EXP_NAME.svg" $EXP_ARGS ||
+	--output "/tmp/experiment-$EXP_NAME.json" --plot "/tmp/experiment-$EXP_NAME.svg" $EXP_ARGS ||
 	rc=$?
 # Every result file, /tmp/experiment-NAME*, goes to the host over the
 # console (the guest shares no file system with it; experiment.sh unpacks

@@ -98,10 +98,13 @@ TEST(ChecksFirst, SweepUsageErrorsComeBeforeTheModule) {
         EXPECT_EQ(r.err, "memcg-statctl: " + c.message + "\n");
         EXPECT_EQ(r.out, "");
     }
-    // All good: only now the missing module.
-    const auto r = sweep_without_module(dir, with({"--workload", "slab"}));
-    EXPECT_EQ(r.code, 3);
-    EXPECT_NE(r.err.find("debugfs not mounted"), std::string::npos) << r.err;
+    // All good: only now the missing module; the workload given as in `run` or by name.
+    for (const auto& workload :
+         {std::vector<std::string>{"--workload", "slab"}, std::vector<std::string>{"slab"}}) {
+        const auto r = sweep_without_module(dir, with(workload));
+        EXPECT_EQ(r.code, 3);
+        EXPECT_NE(r.err.find("debugfs not mounted"), std::string::npos) << r.err;
+    }
 }
 
 // Sets PATH for its lifetime (the tests run in one thread).

@@ -209,6 +209,38 @@ TEST(Cli, StatusShowsVersionHooksAndKnobs) {
     EXPECT_NE(r.out.find("flush_period_ms  2000"), std::string::npos) << r.out;
 }
 
+// The global --debugfs also after the command.
+TEST(Cli, GlobalOptionAfterTheCommand) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto r = cli.run({"status", "--debugfs", fake.root_string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("memcg_statctl: loaded"), std::string::npos) << r.out;
+    // An option neither the command nor the program has is still the command's mistake.
+    const auto bad = cli.run({"stats", "--debugfs", fake.root_string(), "--jsn"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_EQ(bad.err, "memcg-statctl: unknown option '--jsn' of stats; did you mean '--json'?\n");
+}
+
+// --csv means the same in status, stats and get as in run and sweep: CSV on stdout.
+TEST(Cli, CsvInStatusStatsAndGet) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    const auto status = cli.run({"--debugfs", fake.root_string(), "status", "--csv"});
+    EXPECT_EQ(status.code, 0) << status.err;
+    EXPECT_EQ(status.out.rfind("hook,target,caller,mechanism,state,hits\n", 0), 0U) << status.out;
+    EXPECT_NE(status.out.find("flush_memcg_stats_dwork"), std::string::npos) << status.out;
+    const auto stats = cli.run({"--debugfs", fake.root_string(), "stats", "--csv"});
+    EXPECT_EQ(stats.code, 0) << stats.err;
+    EXPECT_EQ(stats.out.rfind("name,value", 0), 0U) << stats.out;
+    EXPECT_NE(stats.out.find("\nflush.requests,"), std::string::npos) << stats.out;
+    const auto get = cli.run({"--debugfs", fake.root_string(), "get", "flush_period_ms", "--csv"});
+    EXPECT_EQ(get.code, 0) << get.err;
+    EXPECT_NE(get.out.find("flush_period_ms,2000"), std::string::npos) << get.out;
+    const auto both = cli.run({"--debugfs", fake.root_string(), "get", "--csv", "--json"});
+    EXPECT_EQ(both.code, 2);
+}
+
 TEST(Cli, StatusJson) {
     const FakeDebugfs fake;
     CliRunner cli;

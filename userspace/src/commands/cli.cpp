@@ -67,11 +67,19 @@ bool looks_like_option(const std::string& word) {
 }
 
 // An option that `app` (the program, or the command `of`) lacks: "unknown option
-// '--versio'; did you mean '--version'?", or its options when none is close.
+// '--versio'; did you mean '--version'?", or its options when none is close. A command also
+// takes the program's options (fallthrough()): `also` are those.
 std::string unknown_option_message(const CLI::App& app, const std::string& word,
-                                   const std::string& of) {
+                                   const std::string& of, const CLI::App* also = nullptr) {
     const auto typed = word.substr(0, word.find('=')); // --debugf=/x: the option's name
-    const auto names = option_names(app);
+    auto names = option_names(app);
+    if (also != nullptr) {
+        for (auto& name : option_names(*also)) {
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(std::move(name));
+            }
+        }
+    }
     const auto close = closest_names(typed, names);
     if (close.empty()) {
         return fmt::format("unknown option '{}'{}; the options {} are: {}", typed, of,
@@ -88,7 +96,8 @@ std::string unknown_option_message(const CLI::App& app, const std::string& word,
 // a word that is not one (`memcg-statctl stauts`): "unknown command 'stauts'; did you mean
 // 'status'?", or the list of commands when none is close.
 std::optional<std::string> unknown_word_message(const CLI::App& app,
-                                                const std::vector<Command>& commands) {
+                                                const std::vector<Command>& commands,
+                                                const std::vector<std::string>& args) {
     if (app.get_subcommands().empty()) {
         // The first word put aside is the mistake (`experimnet update-flush --runs 3`: the
         // command, not --runs, which belongs to it).
@@ -115,15 +124,22 @@ std::optional<std::string> unknown_word_message(const CLI::App& app,
         return fmt::format("unknown command '{}'; did you mean {}?", *word,
                            quoted_alternatives(close));
     }
-    std::vector<const CLI::App*> apps{&app};
-    for (const auto* sub : app.get_subcommands()) {
-        apps.push_back(sub);
-    }
-    for (const auto* a : apps) {
+    // An option the command lacks falls through to the program (fallthrough()), which
+    // lacks it too: after the command's name it is the command's mistake, before it the
+    // program's.
+    const auto* command = app.get_subcommands().back();
+    const auto at = [&args](const std::string& word) {
+        return std::find(args.begin(), args.end(), word) - args.begin();
+    };
+    for (const auto* a : {static_cast<const CLI::App*>(command), &app}) {
         for (const auto& word : a->remaining()) {
-            if (looks_like_option(word)) {
-                return unknown_option_message(*a, word, a == &app ? "" : " of " + a->get_name());
+            if (!looks_like_option(word)) {
+                continue;
             }
+            if (a == &app && at(word) < at(command->get_name())) {
+                return unknown_option_message(app, word, "");
+            }
+            return unknown_option_message(*command, word, " of " + command->get_name(), &app);
         }
     }
     return std::nullopt;
@@ -154,6 +170,9 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     app.set_version_flag("--version", version_text(),
                          "print the tool's version and the debugfs ABI it speaks, and exit");
     app.require_subcommand(1);
+    // Global options also after the command (`memcg-statctl status --debugfs DIR`): each
+    // subcommand passes the options it lacks up to the program.
+    app.fallthrough();
 
     const std::vector<Command> commands = {
         add_status_command(app, ctx),  add_stats_command(app, ctx),
@@ -188,7 +207,7 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
         if (e.get_exit_code() == 0) {
             return app.exit(e, env.out, env.err);
         }
-        if (const auto message = unknown_word_message(app, commands)) {
+        if (const auto message = unknown_word_message(app, commands, args)) {
             fmt::print(env.err, "{}: {}\n", app.get_name(), *message);
             return static_cast<int>(ExitCode::usage);
         }

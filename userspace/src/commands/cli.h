@@ -71,6 +71,19 @@ inline OutputFormat pick_format(bool json, bool csv = false) {
     return json ? OutputFormat::json : (csv ? OutputFormat::csv : OutputFormat::text);
 }
 
+// --json and --csv, which mean the same in every command: print that format on stdout
+// instead of text. (--output FILE writes the JSON document to FILE; --plot FILE a plot.)
+struct FormatFlags {
+    bool json = false;
+    bool csv = false;
+    OutputFormat format() const { return pick_format(json, csv); }
+};
+inline void add_format_flags(CLI::App& sub, FormatFlags& f, const std::string& json_help) {
+    auto* json = sub.add_flag("--json", f.json, json_help);
+    auto* csv = sub.add_flag("--csv", f.csv, "print CSV (columns named as the JSON fields)");
+    json->excludes(csv);
+}
+
 // Checks of numeric options with one-line messages. CLI11's PositiveNumber and
 // Range say "Value 0 not in range 0.000000 to 17976931348623157081452742373170435679807..."
 // for `--duration 0`; these say "must be > 0", which CLI11 reports as "--duration: must be

@@ -22,7 +22,7 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
                   "print each recipe: its report (docs/background.md), summary, reference and "
                   "the claim it tests (no module or root needed)")
         ->excludes(name);
-    sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
+    sub->add_option("-r,--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()
         ->check(between(2, 1000));
     sub->add_option("--duration", opt->duration, "seconds per run")
@@ -36,10 +36,12 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
                     "refault/readtwice file size in MiB (default: 4 for reader-flush's refault, "
                     "32 for readtwice)")
         ->check(between<std::uint64_t>(2, 1U << 20U));
-    sub->add_option("--output,--json", opt->json,
+    sub->add_option("-o,--output", opt->output,
                     "JSON results file, rewritten after every run (default "
                     "experiment-NAME.json)")
         ->type_name("FILE");
+    sub->add_flag("--json", opt->print_json,
+                  "print the JSON results document on stdout instead of the tables");
     sub->add_option("--parent", opt->parent,
                     "build the cgroups below this existing cgroup (default: the tool's own "
                     "cgroup when systemd delegated it, else the root)")

@@ -23,11 +23,11 @@ std::string knobs_help() {
 Command add_get_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand("get", "print one knob, or all knobs");
     auto knob = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
+    auto format = std::make_shared<FormatFlags>();
     sub->add_option("KNOB", *knob, "knob name (default: all)");
-    sub->add_flag("--json", *json, "print a JSON object");
+    add_format_flags(*sub, *format, "print a JSON object");
     sub->footer(knobs_help());
-    return {sub, [&ctx, knob, json] {
+    return {sub, [&ctx, knob, format] {
                 const auto client = ctx.client();
                 client.require_module();
                 KnobReport report;
@@ -39,7 +39,7 @@ Command add_get_command(CLI::App& app, Context& ctx) {
                     client.require_knob(*knob);
                     report.knobs.emplace_back(*knob, client.read_knob(*knob));
                 }
-                make_output(pick_format(*json), ctx.env.out)->knobs(report);
+                make_output(format->format(), ctx.env.out)->knobs(report);
             }};
 }
 

@@ -17,7 +17,7 @@ namespace {
 struct RunCommandOptions {
     RunOptions run;
     std::string builtin; // WORKLOAD
-    bool json = false;
+    FormatFlags format;
     std::string output;
 };
 
@@ -47,7 +47,7 @@ void run_command(const Context& ctx, RunCommandOptions& opt) {
     }
     const auto outputs = session.command_outputs();
     print_command_outputs(ctx.env.err, outputs);
-    make_output(pick_format(opt.json), ctx.env.out)->run(report);
+    make_output(opt.format.format(), ctx.env.out)->run(report);
     if (const auto failure = command_failure(report.result, outputs)) {
         throw ToolError(*failure);
     }
@@ -64,12 +64,13 @@ Command add_run_command(CLI::App& app, Context& ctx) {
         "run", "measure one run: a built-in WORKLOAD, `-- CMD ARGS...` (N copies, each in its "
                "own cgroup), or existing --cgroup / --pid");
     auto opt = std::make_shared<RunCommandOptions>();
-    sub->add_option("WORKLOAD", opt->builtin, "a built-in workload")
+    sub->add_option("WORKLOAD,--workload", opt->builtin,
+                    "a built-in workload (or give a command after `--`)")
         ->check(CLI::IsMember(workload_names()));
     add_run_options(*sub, opt->run);
     add_observe_options(*sub, opt->run);
-    sub->add_flag("--json", opt->json, "print a JSON object (see docs/output.md)");
-    sub->add_option("--output", opt->output, "also write the JSON object to FILE")
+    add_format_flags(*sub, opt->format, "print a JSON object (see docs/output.md)");
+    sub->add_option("-o,--output", opt->output, "also write the JSON object to FILE")
         ->type_name("FILE");
     sub->footer("Module counters are system-wide: they count every cgroup's activity during "
                 "the run, not only the measured cgroups'. memory.stat deltas are the measured "

@@ -144,8 +144,8 @@ void run_textfile(const Context& ctx, const OpenMetricsOptions& opt, const std::
     std::filesystem::remove(dir / textfile_name, ec);
 }
 
-// Adds --openmetrics, --textfile-dir and --interval to `stats`; they exclude its --json and
-// --watch, which must already be there.
+// Adds --openmetrics, --textfile-dir and --interval to `stats`; they exclude its --json,
+// --csv and --watch, which must already be there.
 void add_openmetrics_options(CLI::App& stats, OpenMetricsOptions& opt) {
     auto* print = stats.add_flag("--openmetrics", opt.print,
                                  "print counters, derived values and knobs as Prometheus metrics "
@@ -163,7 +163,7 @@ void add_openmetrics_options(CLI::App& stats, OpenMetricsOptions& opt) {
         ->check(positive<double>())
         ->check(at_least_seconds(min_interval, "0.1 (100 ms)"))
         ->needs(dir);
-    for (const auto* other : {"--json", "--watch"}) {
+    for (const auto* other : {"--json", "--csv", "--watch"}) {
         if (auto* o = stats.get_option_no_throw(other)) {
             print->excludes(o);
             dir->excludes(o);
@@ -188,7 +188,7 @@ void run_openmetrics(const Context& ctx, const OpenMetricsOptions& opt) {
 }
 
 struct StatsOptions {
-    bool json = false;
+    FormatFlags format;
     double watch = 0; // seconds between samples; 0 = print once
     int count = 0;    // intervals to print with --watch; 0 = until interrupted
     OpenMetricsOptions openmetrics;
@@ -221,7 +221,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
     }
     const auto client = ctx.client();
     client.require_module();
-    const auto output = make_output(pick_format(opt.json), ctx.env.out);
+    const auto output = make_output(opt.format.format(), ctx.env.out);
     if (opt.watch <= 0) {
         // Totals since load or the last reset: no time base, so no per-second values.
         StatsReport report{client.stats(), {}};
@@ -248,7 +248,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
 Command add_stats_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand("stats", "counters and derived values (hit %, ns/flush)");
     auto opt = std::make_shared<StatsOptions>();
-    sub->add_flag("--json", opt->json, "print JSON (one object per interval with --watch)");
+    add_format_flags(*sub, opt->format, "print JSON (one object per interval with --watch)");
     auto* watch =
         sub->add_option(
                "--watch", opt->watch,
@@ -258,7 +258,7 @@ Command add_stats_command(CLI::App& app, Context& ctx) {
             // As perf stat -I: no interval under 10 ms, where reading `stats` would be
             // most of what is measured.
             ->check(at_least_seconds(0.01, "0.01 (10 ms)"));
-    sub->add_option("--count", opt->count, "stop after N intervals")
+    sub->add_option("-n,--count", opt->count, "stop after N intervals")
         ->type_name("N")
         ->check(positive<int>())
         ->needs(watch);

@@ -16,12 +16,12 @@ Command add_status_command(CLI::App& app, Context& ctx) {
                 "control is missing, or debugfs is locked down. Then the status\n"
                 "is printed as usual, followed by one line per problem on stderr saying what to\n"
                 "do (with --json also as the \"problems\" array).\n");
-    auto json = std::make_shared<bool>(false);
-    sub->add_flag("--json", *json, "print a JSON object");
-    return {sub, [&app, &ctx, json] {
+    auto format = std::make_shared<FormatFlags>();
+    add_format_flags(*sub, *format, "print a JSON object");
+    return {sub, [&app, &ctx, format] {
                 const auto client = ctx.client();
                 const auto availability = client.availability();
-                if (*json && availability != Availability::available) {
+                if (format->json && availability != Availability::available) {
                     // Scripts get an answer on stdout too; the exit code stays 3.
                     StatusReport report;
                     report.root = client.root();
@@ -40,7 +40,7 @@ Command add_status_command(CLI::App& app, Context& ctx) {
                 }
                 report.problems = find_status_problems(report.version, report.hooks,
                                                        client.stats().get("caller.unattributed"));
-                make_output(pick_format(*json), ctx.env.out)->status(report);
+                make_output(format->format(), ctx.env.out)->status(report);
                 if (report.problems.empty()) {
                     return;
                 }

@@ -26,9 +26,8 @@ struct SweepOptions {
     RunOptions run;
     std::string knob;
     std::string values;
-    int runs = 3;
-    bool json = false;
-    bool csv = false;
+    int runs = 5; // as experiment's
+    FormatFlags format;
     std::string plot;
     std::string output;
 };
@@ -114,7 +113,7 @@ private:
 };
 
 void print_report(const Context& ctx, const SweepOptions& opt, const ComparisonReport& report) {
-    make_output(pick_format(opt.json, opt.csv), ctx.env.out)->comparison(report);
+    make_output(opt.format.format(), ctx.env.out)->comparison(report);
     ctx.env.out.flush();
 }
 
@@ -247,17 +246,15 @@ Command add_sweep_command(CLI::App& app, Context& ctx) {
     sub->add_option("--values", opt->values, "comma-separated values; the first is the baseline")
         ->type_name("a,b,c")
         ->required();
-    sub->add_option("--workload", opt->run.workload.name,
+    sub->add_option("WORKLOAD,--workload", opt->run.workload.name,
                     "a built-in workload (or give a command after `--`)")
         ->check(CLI::IsMember(workload_names()));
-    sub->add_option("--runs", opt->runs, "runs per value (interleaved rounds)")
+    sub->add_option("-r,--runs", opt->runs, "runs per value (interleaved rounds)")
         ->capture_default_str()
         ->check(positive<int>());
     add_run_options(*sub, opt->run);
-    auto* json = sub->add_flag("--json", opt->json, "print JSON (see docs/output.md)");
-    auto* csv = sub->add_flag("--csv", opt->csv, "print CSV (columns named as the JSON fields)");
-    json->excludes(csv);
-    sub->add_option("--output", opt->output,
+    add_format_flags(*sub, opt->format, "print JSON (see docs/output.md)");
+    sub->add_option("-o,--output", opt->output,
                     "write the JSON document to FILE after every run (kept when stopped)")
         ->type_name("FILE");
     sub->add_option("--plot", opt->plot, "also write an SVG or PNG plot (by extension)")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <fstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -266,12 +267,22 @@ void draw(std::ostream& out, std::ostream& err, const std::string& file,
 
 } // namespace
 
-void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, std::ostream& out,
-                    std::ostream& err) {
+void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client,
+                    std::ostream& stdout_stream, std::ostream& err) {
     if (opt.list) {
-        fmt::print(out, "{}", recipe_list_text(recipes()));
+        fmt::print(stdout_stream, "{}", recipe_list_text(recipes()));
         return;
     }
+    // --json: the document alone on stdout, so the text (progress headers, tables, the
+    // files written) goes nowhere; an unopened stream discards what is written to it.
+    std::ofstream discard;
+    std::ostream& out = opt.print_json ? discard : stdout_stream;
+    const auto print_document = [&](const ExperimentResult& result) {
+        if (opt.print_json) {
+            stdout_stream << experiment_json(result).dump(2) << '\n';
+            stdout_stream.flush();
+        }
+    };
     if (opt.name.empty()) {
         throw ToolError(ExitCode::usage,
                         fmt::format("experiment needs a NAME (one of: {}) or --list",
@@ -283,7 +294,7 @@ void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, s
                                                      opt.name, fmt::join(recipe_names(), ", ")));
     }
     const auto json_file =
-        opt.json.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.json;
+        opt.output.empty() ? fmt::format("experiment-{}.json", opt.name) : opt.output;
     const auto plot_file = opt.plot.empty() ? fmt::format("experiment-{}.svg", opt.name) : opt.plot;
     // A bad extension fails before the runs; a plot asked for by name needs gnuplot too
     // (the default one is only a warning when it cannot be drawn).
@@ -339,6 +350,7 @@ void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, s
             throw; // nothing ran: nothing to keep
         }
         file.write(experiment_json(r));
+        print_document(r);
         fmt::print(err, "experiment stopped: {} finished runs kept in {}\n", r.runs.size(),
                    json_file);
         const auto text = make_output(OutputFormat::text, out);
@@ -380,6 +392,7 @@ void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, s
         draw(out, err, plot_file, [&] { run_gnuplot(figure(plot_file), plot_file); });
     }
     fmt::print(out, "{}\n", r.verdict.line);
+    print_document(r);
 }
 
 } // namespace memcg_statctl

@@ -35,7 +35,8 @@ struct ExperimentOptions {
     double duration = 2;
     std::string dir = "/var/tmp";          // refault and readtwice files (a block-device fs)
     std::optional<std::uint64_t> size_mib; // refault / readtwice file size; per recipe when unset
-    std::string json;                      // default experiment-NAME.json
+    std::string output;                    // --output; default experiment-NAME.json
+    bool print_json = false;               // --json: the document on stdout, no tables
     std::string plot;                      // default experiment-NAME.svg
     std::optional<std::string> parent;     // --parent; else as run/sweep (cgroup/placement.h)
 };
