@@ -194,6 +194,9 @@ served_up() {
 }
 served_clean() { served_up 1 && grep -qx 'node_textfile_scrape_error 0' "$work/metrics"; }
 check "/metrics has memcg_statctl_up 1 and no textfile scrape error" served_clean
+# What a Prometheus server scraping the exporter gets, as TAP comments.
+echo "# curl -s $url | grep '^memcg_statctl_' | head -40:"
+grep '^memcg_statctl_' "$work/metrics" | head -40 | sed 's/^/#   /'
 
 # New counts in the fixture: the writer's next file carries them.
 chmod 0600 "$debugfs/stats"
