@@ -166,7 +166,7 @@ std::string plot_path_for(const std::string& file, std::size_t index, std::size_
 
 // `experiment NAME` or `experiment --list`. Prints the reports, tables, notes and verdict,
 // and writes the results file (after every run) and the plots.
-void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client, std::ostream& out,
-                    std::ostream& err);
+void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client,
+                    std::ostream& stdout_stream, std::ostream& err);
 
 } // namespace memcg_statctl
