@@ -24,6 +24,10 @@ double sample_variance(std::span<const double> xs, double mean) {
 
 } // namespace
 
+double student_t_cdf(double t, double df) {
+    return boost::math::cdf(boost::math::students_t(df), t);
+}
+
 double student_t_two_sided_p(double t, double df) {
     // The complement is computed directly, not as 1 - cdf, so tiny p-values keep their digits.
     return 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), std::fabs(t)));
@@ -73,6 +77,10 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
     r.p_value = student_t_two_sided_p(r.t, r.df);
     r.t_critical = student_t_critical(r.df, 0.95);
     r.significant = std::fabs(r.t) > r.t_critical;
+    r.difference = sb.mean - sa.mean;
+    r.standard_error = std::sqrt(va + vb);
+    r.ci_low = r.difference - (r.t_critical * r.standard_error);
+    r.ci_high = r.difference + (r.t_critical * r.standard_error);
     return r;
 }
 
@@ -81,6 +89,13 @@ std::optional<double> percent_change(double baseline, double value) {
         return std::nullopt;
     }
     return 100 * (value - baseline) / baseline;
+}
+
+std::optional<double> percent_interval(double baseline, const WelchResult& w) {
+    if (baseline == 0) {
+        return std::nullopt;
+    }
+    return 100 * w.t_critical * w.standard_error / std::fabs(baseline);
 }
 
 } // namespace memcg_statctl

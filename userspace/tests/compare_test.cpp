@@ -2,6 +2,7 @@
 // Debian's 6.1 against the same sweep of 6.12, a mismatched pair, runs and experiments.
 // Expected figures are computed here from the files' own samples, never written in.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -153,21 +154,27 @@ TEST(CompareCli, TextTable) {
     const std::regex kernels("\nkernel +" + escaped(a["environment"]["kernel"].get<std::string>()) +
                              " +" + escaped(b["environment"]["kernel"].get<std::string>()) + "\n");
     EXPECT_TRUE(std::regex_search(r.out, kernels)) << r.out;
-    // One line per knob value of the figure: the baseline at 0%, the other file's %change
-    // in brackets, or between stars when significant.
+    // One line per knob value of the figure: each file's mean +- sd, the change with its 95%
+    // interval, Welch's p, and ~noise where the interval holds 0; no baseline 0.00% entries.
     const auto t =
         compare_documents({read_results_document(sweep61), read_results_document(sweep612)});
     for (const auto& row : t.sections[0].rows) {
         if (row.metric != "ops_per_sec") {
             continue;
         }
+        const auto& base = *row.cells[0];
         const auto& c = *row.cells[1];
-        const auto pct = fmt::format("{:+7.2f}%", *c.percent_change);
-        const auto line = fmt::format("\n{} +{} +{:.2f}  {} +{:.2f}  {}\n", row.metric, row.value,
-                                      row.cells[0]->mean, escaped("(   0.00%)"), c.mean,
-                                      escaped(c.significant ? "*" + pct + "*" : "(" + pct + ")"));
+        const auto p =
+            *c.p_value < 0.001 ? std::string("<0.001") : fmt::format("{:.3f}", *c.p_value);
+        const auto line = fmt::format(
+            "\n{} +{} +{} +{} +{} +{}{}\n", row.metric, row.value,
+            escaped(fmt::format("{:.2f} ± {:.2f}", base.mean, *base.stddev)),
+            escaped(fmt::format("{:.2f} ± {:.2f}", c.mean, *c.stddev)),
+            escaped(fmt::format("{:+.2f}% ± {:.2f}%", *c.percent_change, *c.percent_ci)),
+            escaped(p), c.noise ? "  ~noise" : "");
         EXPECT_TRUE(std::regex_search(r.out, std::regex(line))) << line << "\n" << r.out;
     }
+    EXPECT_EQ(r.out.find("0.00%)"), std::string::npos) << r.out;
 }
 
 TEST(CompareCli, MismatchRefusedWithTheDifferences) {
@@ -187,8 +194,8 @@ TEST(CompareCli, MismatchComparedOnRequest) {
     EXPECT_NE(r.out.find("The files differ (compared anyway):\n"), std::string::npos);
     EXPECT_NE(r.out.find("parameters.duration is 1.0, "), std::string::npos);
     // A value only the first file has: a dash in the second file's column.
-    EXPECT_TRUE(std::regex_search(
-        r.out, std::regex(R"(\nops_per_sec +always +[0-9.]+  \(   0\.00%\) +-\n)")))
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(\nops_per_sec +always +[0-9.]+ ± [0-9.]+ +-\n)")))
         << r.out;
 }
 
@@ -264,13 +271,13 @@ TEST(CompareCli, ExperimentAgainstSweepRefused) {
 }
 
 TEST(CompareCli, MetricsFilter) {
-    const auto r = cli({"--csv", "--metrics", "flush.requests", sweep61, sweep612});
+    const auto r = cli({"--csv", "--all", "--metrics", "flush.requests", sweep61, sweep612});
     ASSERT_EQ(r.code, 0) << r.err;
     std::istringstream in(r.out);
     std::string line;
     std::getline(in, line);
     EXPECT_EQ(line, "series,workload,knob,metric,value,file,host,kernel,n,mean,stddev,"
-                    "percent_change,p_value,significant");
+                    "percent_change,percent_change_ci95,p_value,significant,noise");
     std::set<std::string> metrics;
     int lines = 0;
     while (std::getline(in, line)) {
@@ -280,7 +287,7 @@ TEST(CompareCli, MetricsFilter) {
         for (std::string cell; std::getline(fields, cell, ',');) {
             cells.push_back(cell);
         }
-        ASSERT_EQ(cells.size(), 14U) << line; // no field here needs quoting
+        ASSERT_EQ(cells.size(), 16U) << line; // no field here needs quoting
         metrics.insert(cells[3]);
     }
     EXPECT_EQ(metrics, (std::set<std::string>{"ops_per_sec", "flush.requests"}));
@@ -299,6 +306,14 @@ TEST(CompareCli, Plot) {
     EXPECT_NE(s.str().find(load(exp61)["environment"]["kernel"].get<std::string>()),
               std::string::npos);
     EXPECT_EQ(cli({"--plot", "c.pdf", sweep61, sweep612}).code, 2);
+    // MEMCG_STATCTL_PLOT_DIR keeps PNGs of both kinds there, to look at.
+    if (const char* keep = std::getenv("MEMCG_STATCTL_PLOT_DIR")) { // NOLINT(concurrency-mt-unsafe)
+        const std::filesystem::path dir_out(keep);
+        EXPECT_EQ(
+            cli({"--plot", (dir_out / "compare-experiment.png").string(), exp61, exp612}).code, 0);
+        EXPECT_EQ(cli({"--plot", (dir_out / "compare-sweep.png").string(), sweep61, sweep612}).code,
+                  0);
+    }
 }
 
 TEST(ComparePlot, Script) {
@@ -313,8 +328,13 @@ TEST(ComparePlot, Script) {
                            *row.cells[0]->stddev, row.cells[1]->mean, *row.cells[1]->stddev)),
         std::string::npos)
         << s;
-    EXPECT_NE(s.find("using 2:3:xtic(1) title '[1] 6.1."), std::string::npos) << s;
-    EXPECT_NE(s.find("'' using 4:5 title '[2] 6.12."), std::string::npos) << s;
+    EXPECT_NE(s.find("using 2:3:xtic(1) title '[1] kernel 6.1."), std::string::npos) << s;
+    EXPECT_NE(s.find("'' using 4:5 title '[2] kernel 6.12."), std::string::npos) << s;
+    // What the error bars are, and one placeholder for the missing host.
+    EXPECT_NE(s.find("set xlabel 'flush_mode' . \"\\n\" . '(error bars: ± 1 sd over 3 runs)'"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find(", host unknown'"), std::string::npos) << s;
 }
 
 class BadFile : public ::testing::Test {
@@ -427,16 +447,250 @@ TEST(CompareCli, Usage) {
 }
 
 TEST(CompareDocument, HostColumn) {
-    // Files written before `environment.host` existed show a dash; newer ones the host.
+    // Files written before `environment.host` existed show `unknown`; newer ones the host.
     auto j = load(sweep61);
     j["environment"]["host"] = "box-a";
     const auto t =
         compare_documents({parse_results_document(j, "a.json"), read_results_document(sweep612)});
     std::ostringstream out;
     print_compare_text(out, t);
-    const auto host612 = load(sweep612)["environment"].value("host", std::string("-"));
+    const auto host612 = load(sweep612)["environment"].value("host", std::string("unknown"));
     EXPECT_TRUE(std::regex_search(out.str(), std::regex("\nhost +box-a +" + host612 + "\n")))
         << out.str();
+}
+
+// Two hand-made sweeps of one value: the figure within the noise, flush.requests clearly
+// up, pgfault equal, pgmajfault up within the noise.
+ResultsDocument synthetic(const std::string& kernel, bool second) {
+    ResultsDocument d;
+    d.source = kernel + ".json";
+    d.schema = "memcg-statctl/sweep";
+    d.schema_version = 2;
+    d.kernel = kernel;
+    d.module_version = "0.1.0";
+    d.cpus = 2;
+    CompareSeries s{"slab", "flush_mode", "ops_per_sec", "ops/s", Json::object(), {}};
+    CompareValue v;
+    v.value = "never";
+    v.metric_names = {"ops_per_sec", "flush.requests", "pgfault", "pgmajfault"};
+    v.groups = {
+        {"flush.requests", "counters"}, {"pgfault", "memory_stat"}, {"pgmajfault", "memory_stat"}};
+    v.samples["ops_per_sec"] =
+        second ? std::vector<double>{100, 112, 90} : std::vector<double>{100, 101, 99};
+    v.samples["flush.requests"] =
+        second ? std::vector<double>{20, 21, 20} : std::vector<double>{10, 10, 11};
+    v.samples["pgfault"] = {5, 5, 5};
+    v.samples["pgmajfault"] =
+        second ? std::vector<double>{1.5, 2.5, 3.5} : std::vector<double>{1, 2, 3};
+    s.values.push_back(v);
+    d.series.push_back(s);
+    return d;
+}
+
+CompareTable synthetic_table() {
+    return compare_documents({synthetic("6.1.0", false), synthetic("6.12.9", true)});
+}
+
+const CompareRow& row_named(const CompareTable& t, const std::string& metric) {
+    const auto& rows = t.sections[0].rows;
+    return *std::find_if(rows.begin(), rows.end(),
+                         [&](const CompareRow& r) { return r.metric == metric; });
+}
+
+TEST(CompareRows, NoiseFlagAndWhatDiffers) {
+    const auto t = synthetic_table();
+    const auto& figure = *row_named(t, "ops_per_sec").cells[1];
+    EXPECT_TRUE(figure.noise); // the interval holds 0
+    ASSERT_TRUE(figure.percent_ci && figure.p_value);
+    EXPECT_LT(std::fabs(*figure.percent_change), *figure.percent_ci);
+    EXPECT_GE(*figure.p_value, 0.05);
+    const auto& requests = *row_named(t, "flush.requests").cells[1];
+    EXPECT_FALSE(requests.noise);
+    EXPECT_GT(std::fabs(*requests.percent_change), *requests.percent_ci);
+    EXPECT_TRUE(row_named(t, "flush.requests").differs);
+    EXPECT_FALSE(row_named(t, "pgfault").differs);    // equal, no spread: no test
+    EXPECT_FALSE(row_named(t, "pgmajfault").differs); // within the noise
+    EXPECT_TRUE(row_named(t, "pgmajfault").cells[1]->noise);
+    // The figure is always shown; the rest only when they differ, or with --all.
+    const auto& sec = t.sections[0];
+    EXPECT_TRUE(row_shown(sec, row_named(t, "ops_per_sec"), false));
+    EXPECT_TRUE(row_shown(sec, row_named(t, "flush.requests"), false));
+    EXPECT_FALSE(row_shown(sec, row_named(t, "pgfault"), false));
+    EXPECT_FALSE(row_shown(sec, row_named(t, "pgmajfault"), false));
+    EXPECT_TRUE(row_shown(sec, row_named(t, "pgmajfault"), true));
+}
+
+TEST(CompareRows, RowsWithoutATestDifferWhenTheMeansDo) {
+    // One run each: no interval, so any change counts; a row only one file has differs too.
+    auto a = synthetic("6.1.0", false);
+    auto b = synthetic("6.12.9", true);
+    for (auto* d : {&a, &b}) {
+        for (auto& [name, samples] : d->series[0].values[0].samples) {
+            samples.resize(1);
+        }
+    }
+    b.series[0].values[0].samples.erase("pgfault");
+    const auto t = compare_documents({a, b});
+    EXPECT_FALSE(row_named(t, "ops_per_sec").differs); // 100 and 100
+    EXPECT_TRUE(row_named(t, "flush.requests").differs);
+    EXPECT_FALSE(row_named(t, "flush.requests").cells[1]->percent_ci);
+    EXPECT_FALSE(row_named(t, "flush.requests").cells[1]->noise);
+    EXPECT_TRUE(row_named(t, "pgfault").differs); // only in the first file
+}
+
+TEST(CompareText, OnlyTheRowsThatDifferUnlessAll) {
+    const auto t = synthetic_table();
+    std::ostringstream out;
+    print_compare_text(out, t);
+    const auto text = out.str();
+    EXPECT_NE(text.find("\nops_per_sec "), std::string::npos) << text;
+    EXPECT_NE(text.find("\nflush.requests "), std::string::npos) << text;
+    EXPECT_EQ(text.find("\npgfault "), std::string::npos) << text;
+    EXPECT_EQ(text.find("\npgmajfault "), std::string::npos) << text;
+    EXPECT_NE(
+        text.find("\n2 rows equal to [1] or within the noise not shown (--all shows them).\n"),
+        std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("0.00%)"), std::string::npos) << text;
+    const std::regex figure(
+        R"(\nops_per_sec +never +100\.00 ± 1\.00 +100\.67 ± 11\.02 +\+0\.67% ± [0-9.]+% +0\.[0-9]{3}  ~noise\n)");
+    EXPECT_TRUE(std::regex_search(text, figure)) << text;
+    std::ostringstream every;
+    print_compare_text(every, t, true);
+    EXPECT_NE(every.str().find("\npgfault "), std::string::npos);
+    EXPECT_TRUE(std::regex_search(every.str(), std::regex(R"(\npgmajfault .*  ~noise\n)")))
+        << every.str();
+    EXPECT_EQ(every.str().find("not shown"), std::string::npos);
+}
+
+TEST(CompareText, SummaryLine) {
+    const auto t = synthetic_table();
+    const auto& c = *row_named(t, "ops_per_sec").cells[1];
+    const auto lines = compare_summary(t, t.sections[0]);
+    ASSERT_EQ(lines.size(), 1U);
+    EXPECT_EQ(lines[0], fmt::format("flush_mode=never: ops_per_sec on 6.12.9 {:+.2f}% ± {:.2f}% vs "
+                                    "6.1.0 (p={:.3f}, ~noise)",
+                                    *c.percent_change, *c.percent_ci, *c.p_value));
+    std::ostringstream out;
+    print_compare_text(out, t);
+    EXPECT_NE(out.str().find("\n  " + lines[0] + "\n"), std::string::npos) << out.str();
+    // The labels: what tells the files apart, the kernel here; the host when only it differs.
+    auto a = synthetic("6.1.0", false);
+    auto b = synthetic("6.1.0", true);
+    a.host = "box-a";
+    EXPECT_EQ(file_labels({a, b}), (std::vector<std::string>{"box-a", "unknown"}));
+    b.host = "box-a";
+    EXPECT_EQ(file_labels({a, b}), (std::vector<std::string>{"6.1.0.json", "6.1.0.json"}));
+}
+
+// The cells of a markdown table line: between the pipes.
+std::vector<std::string> md_cells(const std::string& line) {
+    std::vector<std::string> cells;
+    std::string cell;
+    for (std::size_t i = 1; i < line.size(); ++i) {
+        if (line[i] == '|' && line[i - 1] != '\\') {
+            cells.push_back(cell);
+            cell.clear();
+        } else {
+            cell += line[i];
+        }
+    }
+    return cells;
+}
+
+TEST(CompareMarkdown, GithubTables) {
+    const auto r = cli({"--markdown", sweep61, sweep612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream in(r.out);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    // The files' table, then a heading and a table per series, then the summary list.
+    ASSERT_GE(lines.size(), 8U);
+    EXPECT_EQ(lines[0], "|  | file | host | kernel | module | cpus |");
+    EXPECT_EQ(lines[1], "|---|---|---|---|---|---:|");
+    EXPECT_TRUE(lines[2].starts_with("| [1] | `" + sweep61 + "` | unknown | 6.1.0-57-amd64 |"))
+        << lines[2];
+    const auto heading =
+        std::find(lines.begin(), lines.end(), "### stat-reader ops_per_sec (ops/s) by flush_mode");
+    ASSERT_NE(heading, lines.end()) << r.out;
+    ASSERT_EQ(*(heading + 1), "");
+    const auto& header = *(heading + 2);
+    EXPECT_TRUE(
+        header.starts_with("| metric | flush_mode | [1] 6.1.0-57-amd64 (3 runs) | [2] "
+                           "6.12.95+deb12-amd64 (3 runs) | Δ [2] vs [1] ± 95% CI | p [2] |"))
+        << header;
+    EXPECT_EQ(*(heading + 3), "|---|---|---:|---:|---:|---:|");
+    // Every line of the table has as many cells as the header; the figure's rows first.
+    std::size_t rows = 0;
+    for (auto it = heading + 4; it != lines.end() && it->starts_with("|"); ++it, ++rows) {
+        EXPECT_EQ(md_cells(*it).size(), 6U) << *it;
+        EXPECT_TRUE(it->ends_with(" |")) << *it;
+        if (rows < 3) {
+            EXPECT_TRUE(it->starts_with("| `ops_per_sec` | ")) << *it;
+        }
+    }
+    EXPECT_GE(rows, 3U);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                            [](const std::string& l) {
+                                return l.starts_with("- flush_mode=") &&
+                                       l.find(": ops_per_sec on 6.12.95+deb12-amd64 ") !=
+                                           std::string::npos;
+                            }),
+              3);
+    EXPECT_EQ(r.out.find("0.00%)"), std::string::npos);
+}
+
+TEST(CompareJson, Version3RowsIntervalAndSummary) {
+    const auto r = cli({"--json", sweep61, sweep612});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = Json::parse(r.out);
+    EXPECT_EQ(j["schema_version"], 3);
+    EXPECT_EQ(j["all"], false);
+    EXPECT_EQ(j["files"][0]["label"], "6.1.0-57-amd64");
+    const auto& series = j["series"][0];
+    for (const auto& row : series["rows"]) {
+        EXPECT_TRUE(row["differs"].get<bool>() || row["metric"] == "ops_per_sec") << row.dump();
+    }
+    const auto& figure = series["rows"][0]["files"][1];
+    EXPECT_TRUE(figure["percent_change_ci95"].is_number());
+    EXPECT_TRUE(figure["noise"].is_boolean());
+    EXPECT_EQ(series["summary"].size(), 3U);
+    const auto every = Json::parse(cli({"--json", "--all", sweep61, sweep612}).out);
+    EXPECT_EQ(every["hidden_rows"], 0);
+    EXPECT_EQ(every["series"][0]["rows"].size(),
+              series["rows"].size() + j["hidden_rows"].get<std::size_t>());
+}
+
+TEST(CompareCli, ExactErrors) {
+    const auto missing = cli({sweep61, "/nonexistent/x.json"});
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_EQ(missing.out, "");
+    EXPECT_EQ(missing.err, "memcg-statctl: /nonexistent/x.json: cannot read the file (No such "
+                           "file or directory)\n");
+
+    const testing::TempDir dir;
+    auto doc = load(sweep612);
+    doc["metric"] = "seconds";
+    doc["unit"] = "s";
+    const auto other = (dir.path() / "seconds.json").string();
+    std::ofstream(other) << doc.dump();
+    const auto mismatched = cli({sweep61, other});
+    EXPECT_EQ(mismatched.code, 1);
+    EXPECT_EQ(mismatched.out, "");
+    EXPECT_EQ(mismatched.err, fmt::format("memcg-statctl: the files did not measure the same "
+                                          "thing:\n  {0}: metric is seconds, {1} has ops_per_sec\n"
+                                          "  {0}: unit is s, {1} has ops/s\n(--allow-mismatch "
+                                          "compares them anyway)\n",
+                                          other, sweep61));
+
+    const auto both = cli({"--markdown", "--json", sweep61, sweep612});
+    EXPECT_EQ(both.code, 2);
+    EXPECT_EQ(both.out, "");
+    EXPECT_EQ(both.err, "memcg-statctl: --json excludes --markdown\nRun with --help for more "
+                        "information.\n");
+    EXPECT_EQ(cli({"--markdown", "--csv", sweep61, sweep612}).code, 2);
 }
 
 } // namespace

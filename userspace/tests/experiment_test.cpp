@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -349,9 +350,10 @@ TEST(Experiment, StalenessPlotScriptShowsStalenessAndCostAgainstTheThreshold) {
         p.insns_per_fault = 9000;
     }
     const auto s = staleness_plot_script(points, "/tmp/s.svg");
-    EXPECT_EQ(
-        s.rfind("set terminal svg size 1000,1000 dynamic noenhanced\nset output '/tmp/s.svg'\n", 0),
-        0U)
+    EXPECT_EQ(s.rfind("set encoding utf8\nset terminal svg size 1000,1000 dynamic noenhanced\n"
+                      "set output '/tmp/s.svg'\n",
+                      0),
+              0U)
         << s;
     // index, label, stale max, stale mean, flushes/run, ns/read, ns/fault, insns/read, insns/fault
     EXPECT_NE(s.find("$threshold << EOD\n0 \"0\" 8 3 841 1234.4 25 400000 9000\n"
@@ -392,6 +394,11 @@ TEST(Experiment, GnuplotDrawsTheStalenessFigure) {
     const testing::TempDir dir;
     const auto file = dir.path() / "staleness.svg";
     run_gnuplot(staleness_plot_script(points, file), file);
+    // MEMCG_STATCTL_PLOT_DIR keeps a PNG of it there, to look at.
+    if (const char* keep = std::getenv("MEMCG_STATCTL_PLOT_DIR")) { // NOLINT(concurrency-mt-unsafe)
+        const auto png = std::filesystem::path(keep) / "staleness.png";
+        run_gnuplot(staleness_plot_script(points, png), png);
+    }
     std::ifstream svg(file);
     std::stringstream text;
     text << svg.rdbuf();

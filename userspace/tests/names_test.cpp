@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "compare/metric_names.h"
+#include "compare/table.h"
 #include "debugfs/counters.h"
 #include "fake_debugfs.h"
 #include "output/output.h"
@@ -169,16 +169,17 @@ TEST(Names, MetricsTakesEveryDocumentedCounter) {
     std::ofstream(file) << sweep_document(every_counter_sweep()).dump(2);
     testing::CliRunner cli;
     for (const auto& name : table_names(read_file(MEMCG_STATCTL_OUTPUT_MD), "counter")) {
-        const auto r = cli.run({"compare", "--csv", "--metrics", name, file, file});
+        // --all: a file compared with itself differs nowhere.
+        const auto r = cli.run({"compare", "--csv", "--all", "--metrics", name, file, file});
         ASSERT_EQ(r.code, 0) << name << ": " << r.err;
         EXPECT_NE(r.out.find(",stat-reader,flush_mode," + name + ",kernel,"), std::string::npos)
             << name << "\n"
             << r.out;
-        const auto text = cli.run({"compare", "--metrics", name, file, file});
+        const auto text = cli.run({"compare", "--all", "--metrics", name, file, file});
         EXPECT_NE(text.out.find("\n" + name + " "), std::string::npos) << text.out;
     }
     // A group keeps its members only.
-    const auto r = cli.run({"compare", "--json", "--metrics", "derived", file, file});
+    const auto r = cli.run({"compare", "--json", "--all", "--metrics", "derived", file, file});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = Json::parse(r.out);
     std::set<std::string> metrics;
@@ -258,8 +259,8 @@ TEST(Names, OldFilesCompareWithNewOnes) {
     const auto new_file = (dir.path() / "new.json").string();
     std::ofstream(new_file) << doc.dump(2);
     testing::CliRunner cli;
-    const auto r = cli.run(
-        {"compare", "--json", "--metrics", "flush.requests", old_file + "6.1.json", new_file});
+    const auto r = cli.run({"compare", "--json", "--all", "--metrics", "flush.requests",
+                            old_file + "6.1.json", new_file});
     ASSERT_EQ(r.code, 0) << r.err; // no difference: the versions read the same
     const auto j = Json::parse(r.out);
     EXPECT_TRUE(j["differences"].empty());

@@ -58,10 +58,13 @@ TEST(Comparison, StatisticsPerValue) {
 TEST(OutputText, ComparisonGolden) {
     EXPECT_EQ(render(OutputFormat::text, sample_comparison()),
               "page-fault ops_per_sec (ops/s) by flush_mode (3 runs per value)\n"
-              "flush_mode  n    mean  median  stddev  %change  sig\n"
-              "kernel      3  100.00  100.00    1.00        -\n"
-              "never       3  120.00  120.00    1.00  +20.00%  *\n"
-              "always      3  100.00  100.00    2.00   +0.00%\n"
+              "flush_mode  n  mean ops/s  median  stddev  %change  sig\n"
+              "kernel      3      100.00  100.00    1.00        -\n"
+              "never       3      120.00  120.00    1.00  +20.00%  *\n"
+              "always      3      100.00  100.00    2.00   +0.00%\n"
+              "sig: * where Welch's t-test finds the mean differs from kernel's (p < 0.05); "
+              "empty where it does\n"
+              "     not, or where a value has fewer than 2 runs (no test)\n"
               "\n"
               "module counters per run (mean; system-wide)\n"
               "flush_mode          kernel  never  always\n"
@@ -224,10 +227,10 @@ TEST(OutputText, RunReportGolden) {
     std::ostringstream out;
     make_output(OutputFormat::text, out)->run(sample_run());
     EXPECT_EQ(out.str(), "workload slab: cgroups=2 tasks=1 parent=/sys/fs/cgroup (5.00 s)\n"
-                         "TASK     OPS/S\n"
-                         "0      1000.00\n"
-                         "1      1500.00\n"
-                         "total  2500.00\n"
+                         "TASK   ops_per_sec (ops/s)\n"
+                         "0                  1000.00\n"
+                         "1                  1500.00\n"
+                         "total              2500.00\n"
                          "(module not loaded: no counter deltas)\n"
                          "memory.stat of /sys/fs/cgroup/memcg-statctl.1:\n"
                          "FIELD    DELTA\n"

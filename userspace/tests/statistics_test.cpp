@@ -3,7 +3,6 @@
 #include <numbers>
 #include <vector>
 
-#include <boost/math/distributions/students_t.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <gtest/gtest.h>
 
@@ -12,11 +11,7 @@
 namespace memcg_statctl {
 namespace {
 
-// The functions the tool's Student t code was checked with, now served by Boost.Math.
-double student_t_cdf(double t, double df) {
-    return boost::math::cdf(boost::math::students_t(df), t);
-}
-
+// The function the tool's Student t code was checked with, now served by Boost.Math.
 double regularized_incomplete_beta(double a, double b, double x) {
     return boost::math::ibeta(a, b, x);
 }
@@ -42,6 +37,21 @@ TEST(StudentT, CdfMatchesClosedFormsForOneAndTwoDf) {
         EXPECT_NEAR(student_t_cdf(t, 1), 0.5 + (std::atan(t) / std::numbers::pi), 1e-12) << t;
         EXPECT_NEAR(student_t_cdf(t, 2), 0.5 + (t / (2 * std::sqrt(2 + (t * t)))), 1e-12) << t;
     }
+}
+
+TEST(StudentT, CdfMatchesTables) {
+    // One-sided quantiles of the t tables: F(t) = 0.95, 0.975, 0.995.
+    EXPECT_NEAR(student_t_cdf(1.812461123, 10), 0.95, 1e-9);
+    EXPECT_NEAR(student_t_cdf(2.228138852, 10), 0.975, 1e-9);
+    EXPECT_NEAR(student_t_cdf(2.042272456, 30), 0.975, 1e-9);
+    EXPECT_NEAR(student_t_cdf(9.924843201, 2), 0.995, 1e-9);
+    EXPECT_NEAR(student_t_cdf(-2.570581836, 5), 0.025, 1e-9);
+    // Symmetric, and the normal distribution in the limit: Phi(1.96) = 0.9750021.
+    EXPECT_NEAR(student_t_cdf(0.7, 5.5) + student_t_cdf(-0.7, 5.5), 1.0, 1e-14);
+    EXPECT_NEAR(student_t_cdf(1.96, 1e9), 0.9750021048517795, 1e-9);
+    // The two-sided p-value is twice the tail.
+    EXPECT_NEAR(student_t_two_sided_p(2.228138852, 10), 0.05, 1e-9);
+    EXPECT_NEAR(student_t_two_sided_p(-3.0, 7.25), 2 * student_t_cdf(-3.0, 7.25), 1e-14);
 }
 
 TEST(StudentT, CriticalValuesMatchTables) {
@@ -84,6 +94,28 @@ TEST(Welch, HandComputedExample) {
     EXPECT_FALSE(r->significant);
     EXPECT_GT(r->p_value, 0.05);
     EXPECT_LT(r->p_value, 0.2);
+    // The 95% interval of the difference, 3 -+ t_critical * sqrt(2.5), holds 0: noise.
+    EXPECT_DOUBLE_EQ(r->difference, 3.0);
+    EXPECT_NEAR(r->standard_error, std::sqrt(2.5), 1e-12);
+    EXPECT_NEAR(r->ci_low, 3 - (r->t_critical * std::sqrt(2.5)), 1e-12);
+    EXPECT_NEAR(r->ci_high, 3 + (r->t_critical * std::sqrt(2.5)), 1e-12);
+    EXPECT_LT(r->ci_low, 0);
+    EXPECT_TRUE(r->noise());
+    // In percent of the baseline's mean 3: the half width over 3.
+    EXPECT_NEAR(*percent_interval(3, *r), 100 * r->t_critical * std::sqrt(2.5) / 3, 1e-9);
+    EXPECT_FALSE(percent_interval(0, *r));
+}
+
+TEST(Welch, IntervalAgreesWithThePValue) {
+    // The interval excludes 0 exactly when p < 0.05, for Welch's fractional df too.
+    const std::vector<double> a{10, 12, 11, 13};
+    for (const double shift : {0.5, 1.0, 2.0, 2.5, 3.0, 5.0}) {
+        const std::vector<double> b{10 + shift, 13 + shift, 10.5 + shift, 14 + shift, 12 + shift};
+        const auto r = welch_t_test(a, b);
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->noise(), r->p_value >= 0.05) << shift;
+        EXPECT_NEAR(r->ci_low + r->ci_high, 2 * r->difference, 1e-12);
+    }
 }
 
 TEST(Welch, ClearDifferenceIsSignificant) {
@@ -93,6 +125,8 @@ TEST(Welch, ClearDifferenceIsSignificant) {
     ASSERT_TRUE(r);
     EXPECT_TRUE(r->significant);
     EXPECT_LT(r->p_value, 1e-6);
+    EXPECT_GT(r->ci_low, 0);
+    EXPECT_FALSE(r->noise());
 }
 
 TEST(Welch, NoTestWithoutSpreadOrSamples) {

@@ -6,7 +6,6 @@
 #include <fmt/ostream.h>
 
 #include "commands/cli.h"
-#include "compare/metric_names.h"
 #include "compare/table.h"
 #include "exit_code.h"
 #include "output/plot.h"
@@ -19,8 +18,10 @@ struct CompareOptions {
     std::vector<std::string> files;
     bool allow_mismatch = false;
     std::string metrics;
+    bool all = false;
     bool json = false;
     bool csv = false;
+    bool markdown = false;
     std::string plot;
 };
 
@@ -49,16 +50,18 @@ void run_compare(const Context& ctx, const CompareOptions& opt) {
                                         "(--allow-mismatch compares them anyway)",
                                         list));
         }
-        if (opt.json || opt.csv) { // the text table lists them itself
+        if (opt.json || opt.csv) { // the text and markdown tables list them themselves
             fmt::print(ctx.env.err, "warning: compared anyway, the files differ:\n{}", list);
         }
     }
     if (opt.json) {
-        fmt::print(ctx.env.out, "{}\n", compare_json(table).dump(2));
+        fmt::print(ctx.env.out, "{}\n", compare_json(table, opt.all).dump(2));
     } else if (opt.csv) {
-        print_compare_csv(ctx.env.out, table);
+        print_compare_csv(ctx.env.out, table, opt.all);
+    } else if (opt.markdown) {
+        print_compare_markdown(ctx.env.out, table, opt.all);
     } else {
-        print_compare_text(ctx.env.out, table);
+        print_compare_text(ctx.env.out, table, opt.all);
     }
     ctx.env.out.flush();
     if (!opt.plot.empty()) {
@@ -70,8 +73,9 @@ void run_compare(const Context& ctx, const CompareOptions& opt) {
 
 Command add_compare_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand(
-        "compare", "compare results files (run, sweep, experiment --output) of several machines "
-                   "or kernels: %change against the first, Welch's t-test");
+        "compare",
+        "compare results files (run, sweep, experiment --output) of several machines "
+        "or kernels: the change against the first with its 95% interval, Welch's t-test");
     auto opt = std::make_shared<CompareOptions>();
     sub->add_option("FILE", opt->files, "results files; the first is the baseline")
         ->required()
@@ -82,9 +86,15 @@ Command add_compare_command(CLI::App& app, Context& ctx) {
                     "only these metrics or groups (e.g. counters,ns_per_flush,flush.requests; "
                     "groups: counters, derived, memory_stat); the compared figure always")
         ->type_name("a,b");
+    sub->add_flag("--all", opt->all,
+                  "show every row, also those equal to the first file's or within the noise");
     auto* json = sub->add_flag("--json", opt->json, "print JSON (see docs/output.md)");
     auto* csv = sub->add_flag("--csv", opt->csv, "print CSV (one line per metric, value, file)");
+    auto* markdown =
+        sub->add_flag("--markdown", opt->markdown, "print a GitHub-flavoured markdown table");
     json->excludes(csv);
+    markdown->excludes(json);
+    markdown->excludes(csv);
     sub->add_option("--plot", opt->plot, "also write an SVG or PNG plot (by extension)")
         ->type_name("FILE");
     return {sub, [&ctx, opt] { run_compare(ctx, *opt); }};

@@ -1,8 +1,10 @@
 #include "compare/results_document.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <functional>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -304,7 +306,8 @@ ResultsDocument parse_results_document(const Json& doc, const std::string& sourc
 ResultsDocument read_results_document(const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) {
-        throw ToolError(fmt::format("{}: cannot read the file", file.string()));
+        const auto reason = std::generic_category().message(errno);
+        throw ToolError(fmt::format("{}: cannot read the file ({})", file.string(), reason));
     }
     Json doc;
     try {

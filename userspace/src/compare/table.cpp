@@ -5,9 +5,38 @@
 
 #include <fmt/format.h>
 
+#include "cgroup/memory_stat.h"
+#include "debugfs/counters.h"
+#include "exit_code.h"
 #include "statistics.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
+
+std::vector<std::string> metric_names() {
+    std::vector<std::string> names = {"ops_per_sec", "metric",  "seconds",
+                                      "counters",    "derived", "memory_stat"};
+    for (const auto* list : {&counter_names(), &derived_names(), &memory_stat_fields()}) {
+        names.insert(names.end(), list->begin(), list->end());
+    }
+    return names;
+}
+
+void check_metric_names(const std::vector<std::string>& names) {
+    const auto valid = metric_names();
+    for (const auto& name : names) {
+        if (std::find(valid.begin(), valid.end(), name) != valid.end()) {
+            continue;
+        }
+        const auto close = closest_names(name, valid);
+        throw ToolError(ExitCode::usage,
+                        fmt::format("--metrics: unknown metric '{}'{}; the metrics are: {}", name,
+                                    close.empty() ? std::string()
+                                                  : fmt::format(" (did you mean '{}'?)",
+                                                                fmt::join(close, "' or '")),
+                                    fmt::join(valid, ", ")));
+    }
+}
 
 namespace {
 
@@ -71,7 +100,22 @@ void against_baseline(CompareCell& cell, const CompareCell& base,
     if (const auto w = welch_t_test(*base_samples, *samples)) {
         cell.p_value = w->p_value;
         cell.significant = w->significant;
+        cell.noise = w->noise();
+        if (cell.percent_change) {
+            cell.percent_ci = percent_interval(base.mean, *w);
+        }
     }
+}
+
+// See CompareRow::differs.
+bool differs(const CompareRow& row) {
+    const auto& base = row.cells.front();
+    return std::any_of(row.cells.begin() + 1, row.cells.end(), [&](const auto& c) {
+        if (c.has_value() != base.has_value()) {
+            return true;
+        }
+        return c && c->mean != base->mean && !c->noise;
+    });
 }
 
 CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t index,
@@ -112,6 +156,7 @@ CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t
                     against_baseline(*row.cells[i], *row.cells[0], samples[0], samples[i]);
                 }
             }
+            row.differs = differs(row);
             if (std::any_of(row.cells.begin(), row.cells.end(),
                             [](const auto& c) { return c.has_value(); })) {
                 sec.rows.push_back(std::move(row));
@@ -122,6 +167,10 @@ CompareSection section_of(const std::vector<ResultsDocument>& files, std::size_t
 }
 
 } // namespace
+
+bool row_shown(const CompareSection& sec, const CompareRow& row, bool all) {
+    return all || row.differs || row.metric == sec.metric;
+}
 
 CompareTable compare_documents(std::vector<ResultsDocument> files,
                                const std::vector<std::string>& metrics) {

@@ -418,7 +418,7 @@ std::string staleness_plot_script(const std::vector<StalenessPoint>& points,
     s += fmt::format("set multiplot layout {},1 title {}\n", std::max<std::size_t>(shown.size(), 1),
                      gnuplot_quoted("staleness of memory.stat vs flush cost, by flush_threshold"));
     s += fmt::format("set grid ytics\nset ytics nomirror\nset yrange [0:*]\nset y2range [0:*]\n"
-                     "set xrange [-0.5:{}]\nset key below horizontal\n",
+                     "set xrange [-0.5:{}]\nset key below horizontal height 1\n",
                      static_cast<double>(count) - 0.5);
     for (std::size_t i = 0; i < shown.size(); ++i) {
         s += staleness_panel(*shown[i].first, shown[i].second, !modes.empty(),

@@ -1,5 +1,6 @@
 #include "output/plot.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -76,19 +77,45 @@ std::string gnuplot_output(const std::filesystem::path& file, int width, int hei
     const auto terminal = plot_format_for(file) == PlotFormat::svg
                               ? fmt::format("svg size {},{} dynamic", width, height)
                               : fmt::format("pngcairo size {},{}", width, height);
-    return fmt::format("set terminal {} noenhanced\nset output {}\n", terminal,
+    // utf8: the keys say `±`.
+    return fmt::format("set encoding utf8\nset terminal {} noenhanced\nset output {}\n", terminal,
                        gnuplot_quoted(file.string()));
 }
 
+std::string error_bars_text(std::size_t min_runs, std::size_t max_runs) {
+    if (max_runs < 2) {
+        return "no error bars: 1 run per value";
+    }
+    const auto runs = min_runs == max_runs ? std::to_string(max_runs)
+                                           : fmt::format("{} to {}", min_runs, max_runs);
+    return fmt::format("error bars: ± 1 sd over {} runs", runs);
+}
+
+std::string environment_text(const Environment& e) {
+    return fmt::format("kernel {}, host {}, module {}", or_unknown(e.kernel), or_unknown(e.host),
+                       or_unknown(e.module_version.value_or("")));
+}
+
 std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file) {
+    const auto figure = report.unit.empty() ? report.metric : report.unit;
+    std::size_t min_runs = 0;
+    std::size_t max_runs = 0;
+    for (const auto& r : report.rows) {
+        min_runs = min_runs == 0 ? r.summary.n : std::min(min_runs, r.summary.n);
+        max_runs = std::max(max_runs, r.summary.n);
+    }
     auto s = gnuplot_output(file, 800, 500);
-    s += fmt::format("set title {}\n",
-                     gnuplot_quoted(fmt::format("{} {} by {}", report.workload,
-                                                report.unit.empty() ? report.metric : report.unit,
-                                                report.knob)));
+    // The title's second line: where the figures come from.
+    s += fmt::format(
+        "set title {} . \"\\n\" . {}\n",
+        gnuplot_quoted(fmt::format("{} {} by {}", report.workload, figure, report.knob)),
+        gnuplot_quoted(environment_text(report.environment)));
     s += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_quoted(report.knob),
-                     gnuplot_quoted(report.unit.empty() ? report.metric : report.unit));
-    s += "set yrange [0:*]\nset grid ytics\nset key off\n"
+                     gnuplot_quoted(figure));
+    // The key below the plot, where it covers no bar, one entry a line (a wide key would
+    // run off the side), a line's height clear of the x axis label.
+    s += "set yrange [0:*]\nset grid ytics\n" + std::string(key_below) +
+         "\n"
          "set style fill solid 0.5 border -1\nset boxwidth 0.6\n";
     // Inline data block: index, label, mean, stddev.
     s += "$data << EOD\n";
@@ -97,8 +124,10 @@ std::string gnuplot_script(const ComparisonReport& report, const std::filesystem
         s += fmt::format("{} \"{}\" {:.6g} {:.6g}\n", i, r.value, r.summary.mean, r.summary.stddev);
     }
     s += "EOD\n";
-    s += "plot $data using 1:3:xtic(2) with boxes, '' using 1:3:4 with yerrorbars lc rgb "
-         "'black' pt -1\n";
+    s += fmt::format("plot $data using 1:3:xtic(2) with boxes title {}, '' using 1:3:4 with "
+                     "yerrorbars lc rgb 'black' pt 7 ps 0.5 title {}\n",
+                     gnuplot_quoted(fmt::format("mean {}", figure)),
+                     gnuplot_quoted(error_bars_text(min_runs, max_runs)));
     return s;
 }
 

@@ -198,7 +198,7 @@ void TextOutput::run(const RunReport& r) {
     } else if (res.ops_per_sec) {
         fmt::print(out_, "workload {}:{} ({:.2f} s)\n", r.workload, params, res.seconds);
         TextTable tasks({Align::left, Align::right});
-        tasks.row({"TASK", "OPS/S"});
+        tasks.row({"TASK", "ops_per_sec (ops/s)"});
         for (std::size_t i = 0; i < res.task_ops_per_sec.size(); ++i) {
             tasks.row({std::to_string(i), number(res.task_ops_per_sec[i])});
         }
@@ -238,7 +238,9 @@ void TextOutput::comparison(const ComparisonReport& r) {
                r.complete ? "" : ", stopped before the end");
     TextTable t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
                  Align::left});
-    t.row({r.knob, "n", "mean", "median", "stddev", "%change", "sig"});
+    // The columns' unit in the header: the unit, or a metric that is its own (faults/s).
+    t.row({r.knob, "n", fmt::format("mean {}", r.unit.empty() ? r.metric : r.unit), "median",
+           "stddev", "%change", "sig"});
     for (const auto& row : r.rows) {
         if (row.summary.n == 0) {
             t.row({row.value, "0", "-", "-", "-", "-", ""});
@@ -249,6 +251,19 @@ void TextOutput::comparison(const ComparisonReport& r) {
                signed_percent(row.percent_change), row.significant ? "*" : ""});
     }
     t.print(out_);
+    if (!r.rows.empty()) {
+        const auto& first = r.rows.front().value;
+        if (runs < 2) {
+            fmt::print(out_,
+                       "sig: empty, as Welch's t-test needs 2 runs or more per value (--runs)\n");
+        } else {
+            fmt::print(out_,
+                       "sig: * where Welch's t-test finds the mean differs from {}'s (p < 0.05); "
+                       "empty where it does\n     not, or where a value has fewer than 2 runs "
+                       "(no test)\n",
+                       first);
+        }
+    }
 
     // Counter deltas per run (mean over runs), one column per knob value.
     std::vector<std::string> names;
@@ -279,17 +294,29 @@ std::unique_ptr<Output> make_text_output(std::ostream& out) {
     return std::make_unique<TextOutput>(out);
 }
 
+namespace {
+
+// The columns a cell takes on a terminal: its UTF-8 characters (`±`, `Δ` are two bytes each),
+// not its bytes.
+std::size_t display_width(const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+    }));
+}
+
+} // namespace
+
 void TextTable::print(std::ostream& out, const std::string& indent) const {
     std::vector<std::size_t> widths(aligns_.size(), 0);
     for (const auto& r : rows_) {
         for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
-            widths[c] = std::max(widths[c], r[c].size());
+            widths[c] = std::max(widths[c], display_width(r[c]));
         }
     }
     for (const auto& r : rows_) {
         std::string line = indent;
         for (std::size_t c = 0; c < r.size() && c < widths.size(); ++c) {
-            const auto pad = std::string(widths[c] - r[c].size(), ' ');
+            const auto pad = std::string(widths[c] - display_width(r[c]), ' ');
             if (c > 0) {
                 line += "  ";
             }
