@@ -697,7 +697,7 @@ test_sweep() {
 	diag_head "$WORK/out"
 	grep -q '^stat-reader ops_per_sec (ops/s) by flush_mode (2 runs per value)$' "$WORK/out" || {
 		diag "no table title"; return 1; }
-	grep -Eq '^flush_mode +n +mean +median +stddev +%change +sig$' "$WORK/out" || {
+	grep -Eq '^flush_mode +n +mean ops/s +median +stddev +%change +sig$' "$WORK/out" || {
 		diag "no table header"; return 1; }
 	grep -Eq '^kernel +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +- *$' "$WORK/out" || {
 		diag "no baseline row"; return 1; }
@@ -745,7 +745,7 @@ test_sweep_plot() {
 	sweep_knob
 	tool_ok sweep --knob "$SWEEP_KNOB" --values "$SWEEP_A,$SWEEP_B" --workload stat-reader \
 		--runs 2 --duration 1 --plot "$WORK/sweep.svg" || return 1
-	grep -Eq "^$SWEEP_KNOB +n +mean +median +stddev +%change +sig\$" "$WORK/out" &&
+	grep -Eq "^$SWEEP_KNOB +n +mean ops/s +median +stddev +%change +sig\$" "$WORK/out" &&
 		grep -Eq "^$SWEEP_A " "$WORK/out" && grep -Eq "^$SWEEP_B " "$WORK/out" || {
 		diag "no table"; diag_head "$WORK/out"; return 1; }
 	[ -s "$WORK/sweep.svg" ] || { diag "no plot file"; return 1; }
