@@ -22,7 +22,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
 .PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-debug \
-	checkpatch demo bench experiment clean help
+	checkpatch demo bench experiment deb clean help
 
 all: module
 
@@ -160,6 +160,18 @@ check-debug: deps
 	$(MAKE) userspace
 	scripts/kernels/debug-build.sh 6.1-debug
 	$(MAKE) vmtest KVER=6.1-debug
+
+# Debian packages. The packaging is in packaging/debian/, not debian/ at the
+# top: dpkg-buildpackage writes its build trees, logs and debian/files into
+# debian/, and the changelog is generated from module/version.h, so the
+# build runs in a copy of the tree under build/deb-src/ (where
+# packaging/debian/ becomes debian/) and the source tree stays clean; nor
+# does a top-level debian/ get in the way of a distribution's own packaging.
+## make deb                   Debian packages memcg-statctl-dkms, memcg-statctl (tool, man page,
+##                            bash completion) and memcg-statctl-tests (the kselftests) in
+##                            build/deb/ (DEB_BUILD_OPTIONS, default "nocheck parallel=N")
+deb:
+	scripts/deb-build.sh
 
 ## make demo [KVER=6.1]       boot the guest and show the tool at work
 demo: deps
