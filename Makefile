@@ -22,7 +22,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
 .PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-debug \
-	checkpatch demo bench experiment clean help
+	checkpatch demo bench experiment deb deb-check clean help
 
 all: module
 
@@ -116,8 +116,8 @@ readme-check: userspace
 # directory, and guest-prep.sh first makes what they do share.
 ## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
 ##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
-##                            Prometheus output with node_exporter, then two lanes side by
-##                            side: check-lane-a and check-lane-b
+##                            Prometheus output with node_exporter, the bash completion, then
+##                            two lanes side by side: check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
 	$(MAKE) unit
@@ -128,16 +128,22 @@ check:
 	$(MAKE) checkpatch
 	scripts/checks/build-refusal-check.sh
 	scripts/checks/openmetrics-check.sh
+	scripts/checks/completion-check.sh
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	scripts/checks/lanes.sh check-lane-a check-lane-b
 
+# deb-check in check: the selftests that run quickly (the whole suite runs
+# on 6.1 from the kselftest package in check-kselftest, the same lane).
+DEB_CHECK_TESTS ?= debugfs_test flush_test reset_test stock_test
 ## make check-lane-a          check's 6.1 lane: check-kselftest, install check, a short
-##                            experiment in guest instructions, readme-check
+##                            experiment in guest instructions, readme-check, deb-check on 6.1
+##                            (DEB_CHECK_TESTS)
 check-lane-a: userspace
 	$(MAKE) check-kselftest KVER=6.1
 	scripts/checks/install-check.sh 6.1
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
+	$(MAKE) deb-check KVER=6.1 TESTS="$(DEB_CHECK_TESTS)"
 
 # stress_test's run in check's vmtests: half its default, so that check
 # stays within its time budget; `make vmtest` runs the whole 120 s.
@@ -162,6 +168,27 @@ check-debug: deps
 	$(MAKE) userspace
 	scripts/kernels/debug-build.sh 6.1-debug
 	$(MAKE) vmtest KVER=6.1-debug
+
+# Debian packages. The packaging is in packaging/debian/, not debian/ at the
+# top: dpkg-buildpackage writes its build trees, logs and debian/files into
+# debian/, and the changelog is generated from module/version.h, so the
+# build runs in a copy of the tree under build/deb-src/ (where
+# packaging/debian/ becomes debian/) and the source tree stays clean; nor
+# does a top-level debian/ get in the way of a distribution's own packaging.
+## make deb                   Debian packages memcg-statctl-dkms, memcg-statctl (tool, man page,
+##                            bash completion) and memcg-statctl-tests (the kselftests) in
+##                            build/deb/ (DEB_BUILD_OPTIONS, default "nocheck parallel=N")
+deb:
+	scripts/deb-build.sh
+
+# The packages in a guest with a Debian 12 root: apt-get install, DKMS,
+# modprobe, the tool, the installed kselftests, purge, and a kernel DKMS
+# refuses; lintian on the host first. KVER 6.1 (in check) or 6.12.
+## make deb-check [KVER=6.1] [TESTS="NAME..."]
+##                            make deb, lintian, then install, use and purge the packages in a
+##                            KVER guest (6.1, 6.12) on a Debian 12 root
+deb-check: deb
+	MCS_TESTS="$(TESTS)" scripts/checks/deb-check.sh $(KVER)
 
 ## make demo [KVER=6.1]       boot the guest and show the tool at work
 demo: deps

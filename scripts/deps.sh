@@ -9,6 +9,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	libcgroup-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libboost-math-dev
 	gnuplot-nox linux-source-6.1 dkms help2man mokutil
+	debhelper dh-dkms lintian
 	bpftrace jq rsync
 	prometheus prometheus-node-exporter curl
 )

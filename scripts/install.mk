@@ -8,6 +8,7 @@
 #   make sign KEY=key.pem CERT=cert.der [KDIR=...]
 #   make dkms-install [KERNELRELEASE=$(uname -r)]   /   make dkms-remove
 #   make man                 the man page, build/man/memcg-statctl.1 (help2man)
+#   make completion          the bash completion, build/completion/memcg-statctl
 
 # The version is written once, in module/version.h. (Not called VERSION: that
 # is kbuild's name for the kernel's major version.)
@@ -18,6 +19,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 MAN1DIR = $(MANDIR)/man1
+# Where bash-completion looks for a command's completion (it searches
+# XDG_DATA_DIRS, /usr/local/share:/usr/share by default).
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 # Where `make install` puts the module under /lib/modules/KREL/ (kbuild's
 # default for external modules). DKMS uses updates/dkms (dkms.conf).
 INSTALL_MOD_DIR ?= extra
@@ -35,6 +39,7 @@ USERSPACE_BUILD ?= $(CURDIR)/build/userspace
 BUILD ?= $(CURDIR)/build
 TOOL = $(USERSPACE_BUILD)/memcg-statctl
 MAN_PAGE = $(BUILD)/man/memcg-statctl.1
+COMPLETION = $(BUILD)/completion/memcg-statctl
 # Reproducible man page date: the last commit's.
 SOURCE_DATE_EPOCH ?= $(shell git -C $(CURDIR) log -1 --format=%ct 2>/dev/null)
 
@@ -59,8 +64,8 @@ prune = d='$(1)'; while [ "$$d" != '$(2)' ] && [ "$${d\#'$(2)'/}" != "$$d" ] && 
 	rmdir "$$d" 2>/dev/null; do d=$${d%/*}; done
 
 .PHONY: install uninstall install-module uninstall-module \
-	install-tool uninstall-tool man sign \
-	dkms-src dkms-add dkms-install dkms-remove
+	install-tool uninstall-tool man completion sign \
+	dkms-copy dkms-src dkms-add dkms-install dkms-remove
 
 # --- make install / uninstall ------------------------------------------------
 
@@ -119,14 +124,19 @@ install-tool:
 	echo "install -D -m 0755 $(TOOL) $(MCS_DESTDIR)$(BINDIR)/memcg-statctl" && \
 	install -D -m 0755 $(TOOL) $(MCS_DESTDIR)$(BINDIR)/memcg-statctl && \
 	echo "install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1" && \
-	install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
+	install -D -m 0644 $(MAN_PAGE) $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1 && \
+	$(MAKE) --no-print-directory completion && \
+	echo "install -D -m 0644 $(COMPLETION) $(MCS_DESTDIR)$(COMPLETIONDIR)/memcg-statctl" && \
+	install -D -m 0644 $(COMPLETION) $(MCS_DESTDIR)$(COMPLETIONDIR)/memcg-statctl
 
 # Directories are removed only inside a DESTDIR, and only when empty.
-## make uninstall-tool        the tool and its man page alone
+## make uninstall-tool        the tool, its man page and bash completion alone
 uninstall-tool:
-	rm -f $(MCS_DESTDIR)$(BINDIR)/memcg-statctl $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1
+	rm -f $(MCS_DESTDIR)$(BINDIR)/memcg-statctl $(MCS_DESTDIR)$(MAN1DIR)/memcg-statctl.1 \
+		$(MCS_DESTDIR)$(COMPLETIONDIR)/memcg-statctl
 	@$(call prune,$(MCS_DESTDIR)$(BINDIR),$(or $(MCS_DESTDIR),$(BINDIR)))
 	@$(call prune,$(MCS_DESTDIR)$(MAN1DIR),$(or $(MCS_DESTDIR),$(MAN1DIR)))
+	@$(call prune,$(MCS_DESTDIR)$(COMPLETIONDIR),$(or $(MCS_DESTDIR),$(COMPLETIONDIR)))
 
 # --- man page ----------------------------------------------------------------
 
@@ -157,6 +167,18 @@ man:
 		--version-string=$(MCS_VERSION) --section=1 \
 		--name="control and measure memcg stat flushing and stock caching" \
 		--include=$(MAN_H2M) --output=$(MAN_PAGE) $(TOOL)
+
+# --- bash completion ---------------------------------------------------------
+
+# Generated from the tool's --help (scripts/bash-completion.sh), so that it
+# lists what the tool built from this tree accepts.
+## make completion            build/completion/memcg-statctl, the bash completion, from the
+##                            tool's --help
+completion:
+	@[ -x $(TOOL) ] || { echo "completion: $(TOOL) missing: run 'make userspace' first" >&2; exit 1; }
+	@mkdir -p $(dir $(COMPLETION))
+	$(CURDIR)/scripts/bash-completion.sh $(TOOL) >$(COMPLETION).tmp
+	@mv $(COMPLETION).tmp $(COMPLETION)
 
 # --- Secure Boot signing -----------------------------------------------------
 
@@ -197,9 +219,16 @@ dkms-src:
 		exit 1; \
 	fi
 	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/module
-	install -m 0644 $(CURDIR)/dkms.conf $(CURDIR)/Kbuild $(DKMS_SRC)/
-	install -m 0644 $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/*.S $(DKMS_SRC)/module/
+	$(MAKE) --no-print-directory dkms-copy DEST=$(DKMS_SRC)
+
+# The one list of the files DKMS builds from, for dkms-src and for the
+# Debian package memcg-statctl-dkms (packaging/debian/rules).
+## make dkms-copy DEST=DIR    copy dkms.conf, Kbuild and module/*.[chS] to DIR
+dkms-copy:
+	@[ -n "$(DEST)" ] || { echo "usage: make dkms-copy DEST=DIR" >&2; exit 2; }
+	install -d $(DEST)/module
+	install -m 0644 $(CURDIR)/dkms.conf $(CURDIR)/Kbuild $(DEST)/
+	install -m 0644 $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/*.S $(DEST)/module/
 
 ## make dkms-add              dkms-src, then dkms add
 dkms-add: dkms-src

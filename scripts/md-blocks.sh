@@ -11,7 +11,9 @@
 #       the Nth fenced block under HEADING as it stands (a sample of output).
 #   md-blocks.sh apt-packages DOC...
 #       the packages of every `apt-get install` command in the DOCs, one per
-#       line, as written (so `linux-headers-$(uname -r)` comes out as is).
+#       line, as written (so `linux-headers-$(uname -r)` comes out as is);
+#       local package files (./build/deb/*.deb) are not packages of the
+#       archive and are left out.
 # Exit: 0, or 1 when the block (or any apt-get line) is not there.
 set -euo pipefail
 
@@ -53,7 +55,7 @@ apt-packages)
 	out=$(for d in "$@"; do logical_lines <"$d"; done | cut -f3 |
 		awk '$1 == "apt-get" && $2 == "install" {
 			gsub(/\$\(uname -r\)/, "$(uname\001-r)")
-			for (i = 3; i <= NF; i++) if ($i !~ /^-/) { gsub(/\001/, " ", $i); print $i }
+			for (i = 3; i <= NF; i++) if ($i !~ /^-/ && $i !~ /^[.\/]/ && $i !~ /\.deb$/) { gsub(/\001/, " ", $i); print $i }
 		}')
 	[ -n "$out" ] || { echo "md-blocks: no apt-get install line in $*" >&2; exit 1; }
 	printf '%s\n' "$out"

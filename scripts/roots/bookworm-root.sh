@@ -8,6 +8,12 @@
 # everything installed already; taking the list from the page itself keeps
 # the two in step (a package the page forgets is missing in the root too).
 #
+# With PACKAGEs after KVER, the root holds those instead of the pages' list
+# (scripts/checks/deb-check.sh: what its Debian packages depend on, in a
+# root of its own, MCS_BROOT). When KVER's kernel comes from another suite
+# than bookworm's own (6.12: bookworm-backports), that suite is added to the
+# root's sources, for its headers.
+#
 # Idempotent (debian-root.sh): made again only when the package set changes.
 # The guest's apt-get lines resolve against the root's kept package lists.
 # Prints the root's path on stdout.
@@ -15,7 +21,8 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=scripts/roots/debian-root.sh
 source "$MCS_ROOT/scripts/roots/debian-root.sh"
 
-kver=${1:?usage: bookworm-root.sh KVER}
+kver=${1:?usage: bookworm-root.sh KVER [PACKAGE...]}
+shift
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
 
@@ -23,13 +30,27 @@ MCS_BROOT=${MCS_BROOT:-$MCS_BUILD/bookworm-root-$kver}
 mirror=${MCS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${MCS_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 
-# tmux: the test types the README's quick start into a terminal.
-pkgs=$({ "$MCS_ROOT/scripts/md-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" "$MCS_ROOT/README.md" &&
-	echo tmux; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
-[ -n "$pkgs" ] || die "no apt-get install line in docs/install.md or README.md"
-want="variant=standard suites=bookworm,bookworm-updates,bookworm-security pkgs=$pkgs"
-
-debian_root "$MCS_BROOT" "$want" standard bookworm "$pkgs" \
-	"deb $mirror bookworm main
+if [ $# -gt 0 ]; then
+	pkgs=$(printf '%s\n' "$@" | sort -u | paste -sd, -)
+else
+	# tmux: the test types the README's quick start into a terminal.
+	pkgs=$({ "$MCS_ROOT/scripts/md-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" "$MCS_ROOT/README.md" &&
+		echo tmux; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
+	[ -n "$pkgs" ] || die "no apt-get install line in docs/install.md or README.md"
+fi
+suites=bookworm,bookworm-updates,bookworm-security
+sources="deb $mirror bookworm main
 deb $mirror bookworm-updates main
 deb $security bookworm-security main"
+ksuite=$(kernel_field "$kver" suite)
+case "$ksuite" in
+bookworm | bookworm-updates | bookworm-security) ;;
+bookworm-*)
+	suites+=,$ksuite
+	sources+=$'\n'"deb $mirror $ksuite main"
+	;;
+*) die "kernel $kver comes from $ksuite, not a bookworm suite: no Debian 12 root for it" ;;
+esac
+want="variant=standard suites=$suites pkgs=$pkgs"
+
+debian_root "$MCS_BROOT" "$want" standard bookworm "$pkgs" "$sources"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# deb-check.sh KVER: prove the Debian packages of `make deb` (build/deb/)
+# end to end. On the host, lintian on the three .debs: any E: or W: tag not
+# overridden (packaging/debian/*.lintian-overrides) fails. Then a QEMU guest
+# (single-threaded TCG) booting Debian's kernel KVER (6.1, 6.12) on a
+# Debian 12 root of its own (bookworm-root.sh with the packages the .debs
+# depend on and KVER's headers, so that the guest, which has no network,
+# finds every dependency installed) runs scripts/guest/deb-steps.sh:
+# apt-get install ./*.deb, DKMS builds the module, modprobe, memcg-statctl
+# status, the installed kselftests (run_kselftest.sh; MCS_TESTS="NAME..."
+# runs only those), apt-get purge leaving nothing, and a kernel DKMS
+# refuses (BUILD_EXCLUSIVE). The guest's transcripts (apt-get install's
+# output first) are kept in build/deb-check-KVER/transcripts/.
+# Output: TAP 13 (lintian's, then the guest's); exit non-zero on failure.
+source "$(dirname "$0")/../lib.sh"
+
+kver=$(kernel_name "${1:-6.1}")
+build=$(kernel_field "$kver" build)
+[ "$build" = host ] ||
+	die "deb-check boots a Debian 12 root: kernel $kver is not a bookworm kernel (build kind $build in $MCS_KERNELS)"
+debdir=$MCS_BUILD/deb
+work=$MCS_BUILD/deb-check-$kver
+hold_lock "$work.lock" "Debian package check on $kver in $work"
+start=$(date +%s)
+mapfile -t debs < <(find "$debdir" -maxdepth 1 -name '*.deb' | sort)
+[ ${#debs[@]} = 3 ] || die "expected 3 packages in $debdir, found ${#debs[@]}: run 'make deb'"
+
+# --- lintian, on the host ---------------------------------------------------
+command -v lintian >/dev/null || die "lintian is not installed (make deps installs it)"
+fail=0
+echo "TAP version 13"
+echo "# deb-check $kver: lintian"
+lint=$debdir/lintian.txt
+# The verdict without --show-overrides: with it, lintian fails on the
+# overridden tags too. The file lists every tag, the overridden (O:) and
+# their reasons (N:) included.
+if lintian --fail-on error,warning --display-info "${debs[@]}" >/dev/null 2>&1; then
+	echo "ok 1 - lintian: no E: or W: tag that is not overridden"
+else
+	echo "not ok 1 - lintian: E: or W: tags (all of them in $lint)"
+	fail=1
+fi
+lintian --display-info --show-overrides "${debs[@]}" 2>&1 |
+	grep -v '^running with root privileges' >"$lint" || true
+grep -v '^N:' "$lint" | sed 's/^/#   /'
+echo "1..1"
+
+# --- the guest ----------------------------------------------------------------
+"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
+# shellcheck source=/dev/null
+source "$MCS_KCACHE/$kver.env"
+# The root: what the packages depend on or recommend (first alternatives,
+# without versions; not each other), KVER's headers for DKMS, and the
+# tools the steps use (bash, coreutils: essential, in any root).
+deps=$(for d in "${debs[@]}"; do
+	for f in Pre-Depends Depends Recommends; do dpkg-deb -f "$d" "$f"; done
+done | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/:any//; s/[[:space:]]//g' |
+	grep -v -e '^$' -e '^memcg-statctl' | sort -u)
+deps+=" bash coreutils"
+# shellcheck disable=SC2086  # package names are words
+root=$(MCS_BROOT=$MCS_BUILD/deb-root-$kver \
+	"$MCS_ROOT/scripts/roots/bookworm-root.sh" "$kver" $deps "linux-headers-$KREL")
+
+rm -rf --one-file-system "$work/stage"
+mkdir -p "$work"
+stage=$work/stage
+cp -al "$root" "$stage"
+mkdir -p "$stage/tmp/deb" "$stage/root/mcs"
+cp "${debs[@]}" "$stage/tmp/deb/"
+# (in /tmp: apt reads local packages as its _apt user, who cannot enter /root)
+chmod 0755 "$stage/tmp/deb"
+install -m 0755 "$MCS_ROOT/scripts/guest/deb-steps.sh" "$stage/root/mcs/"
+install -m 0644 "$MCS_ROOT/scripts/checks/tap.sh" "$stage/root/mcs/"
+args=()
+for t in ${MCS_TESTS:-}; do args+=(-t "memcg_statctl:$t"); done
+[ ${#args[@]} = 0 ] || echo "${args[*]}" >"$stage/root/mcs/tests"
+
+img=$work/root.img
+size_mb=$(($(du -sm "$stage" | cut -f1) + 1024))
+rm -f "$img"
+truncate -s "${size_mb}M" "$img"
+mkfs.ext4 -q -F -L mcs-deb -d "$stage" "$img"
+rm -rf --one-file-system "$stage"
+log "root image: $img (${size_mb} MiB)"
+
+MCS_GUEST_KMODS="virtio_pci virtio_blk ext4 crc32c_generic" \
+	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \
+	"$MCS_ROOT/scripts/guest/job-deb.sh" "$kver" \
+	"$MCS_ROOT/scripts/guest/send-files.sh=/usr/bin/mcs-send-files"
+gstart=$(date +%s)
+MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-3000} \
+	MCS_VM_QEMU_EXTRA="-drive file=$img,format=raw,if=virtio,cache=unsafe" \
+	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" >/dev/null || true
+log "guest: $(($(date +%s) - gstart))s"
+console_job_output "$work/console.log" | tr -d '\r'
+"$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || fail=1
+if console_receive_files "$work/console.log" "$work/transcripts" deb-transcripts >/dev/null; then
+	log "transcripts: $work/transcripts/ (apt-get install: $work/transcripts/apt-get-install.txt)"
+else
+	fail=1
+fi
+[ -n "${MCS_KEEP:-}" ] || rm -f "$img"
+log "deb-check $kver: $(($(date +%s) - start))s in all, console log in $work/console.log"
+exit "$fail"
