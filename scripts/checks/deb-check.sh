@@ -2,10 +2,10 @@
 # deb-check.sh KVER: prove the Debian packages of `make deb` (build/deb/)
 # end to end. On the host, lintian on the three .debs: any E: or W: tag not
 # overridden (packaging/debian/*.lintian-overrides) fails. Then a QEMU guest
-# (single-threaded TCG) booting Debian's kernel KVER (6.1, 6.12) on a
-# Debian 12 root of its own (bookworm-root.sh with the packages the .debs
-# depend on and KVER's headers, so that the guest, which has no network,
-# finds every dependency installed) runs scripts/guest/deb-steps.sh:
+# (single-threaded TCG) booting Debian's kernel KVER (6.1, 6.12) on the
+# Debian 12 root of readme-check.sh (bookworm-root.sh, which holds KVER's
+# headers and everything the .debs depend on, so that the guest, which has
+# no network, finds every dependency installed) runs scripts/guest/deb-steps.sh:
 # apt-get install ./*.deb, DKMS builds the module, modprobe, memcg-statctl
 # status, the installed kselftests (run_kselftest.sh; MCS_TESTS="NAME..."
 # runs only those), apt-get purge leaving nothing, and a kernel DKMS
@@ -49,17 +49,22 @@ echo "1..1"
 "$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$kver"
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
-# The root: what the packages depend on or recommend (first alternatives,
-# without versions; not each other), KVER's headers for DKMS, and the
-# tools the steps use (bash, coreutils: essential, in any root).
+# The root: the one readme-check.sh boots (bookworm-root.sh's default set:
+# what docs/install.md and the README install, and jq), made once for both
+# checks. The guest has no network, so everything the packages depend on or
+# recommend (first alternatives, without versions; not each other) must be
+# installed in it already: checked here, with the missing ones named.
 deps=$(for d in "${debs[@]}"; do
 	for f in Pre-Depends Depends Recommends; do dpkg-deb -f "$d" "$f"; done
 done | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/:any//; s/[[:space:]]//g' |
 	grep -v -e '^$' -e '^memcg-statctl' | sort -u)
-deps+=" bash coreutils"
-# shellcheck disable=SC2086  # package names are words
-root=$(MCS_BROOT=$MCS_BUILD/deb-root-$kver \
-	"$MCS_ROOT/scripts/roots/bookworm-root.sh" "$kver" $deps "linux-headers-$KREL")
+root=$("$MCS_ROOT/scripts/roots/bookworm-root.sh" "$kver")
+missing=
+for p in $deps "linux-headers-$KREL"; do
+	dpkg --root="$root" -s "$p" >/dev/null 2>&1 || missing+=" $p"
+done
+[ -z "$missing" ] ||
+	die "the packages need$missing, which $root lacks: add them to bookworm-root.sh's default set"
 
 rm -rf --one-file-system "$work/stage"
 mkdir -p "$work"

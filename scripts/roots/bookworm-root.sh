@@ -33,9 +33,11 @@ security=${MCS_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 if [ $# -gt 0 ]; then
 	pkgs=$(printf '%s\n' "$@" | sort -u | paste -sd, -)
 else
-	# tmux: the test types the README's quick start into a terminal.
+	# tmux: the test types the README's quick start into a terminal. jq:
+	# the tests package recommends it, and deb-check.sh installs the
+	# packages of `make deb` in this root too.
 	pkgs=$({ "$MCS_ROOT/scripts/md-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" "$MCS_ROOT/README.md" &&
-		echo tmux; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
+		printf '%s\n' tmux jq; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
 	[ -n "$pkgs" ] || die "no apt-get install line in docs/install.md or README.md"
 fi
 suites=bookworm,bookworm-updates,bookworm-security
