@@ -91,7 +91,8 @@ log "root image: $img (${size_mb} MiB)"
 MCS_GUEST_KMODS="virtio_pci virtio_blk ext4 crc32c_generic" \
 	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \
 	"$MCS_ROOT/scripts/guest/job-deb.sh" "$kver" \
-	"$MCS_ROOT/scripts/guest/send-files.sh=/usr/bin/mcs-send-files"
+	"$MCS_ROOT/scripts/guest/send-files.sh=/usr/bin/mcs-send-files" \
+	"$MCS_ROOT/scripts/guest/debian-root.sh=/debian-root.sh"
 gstart=$(date +%s)
 MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-3000} \
 	MCS_VM_QEMU_EXTRA="-drive file=$img,format=raw,if=virtio,cache=unsafe" \

@@ -54,7 +54,8 @@ log "root image: $img (${size_mb} MiB)"
 echo "MCS_SRC=$MCS_ROOT" >"$work/readme.env"
 MCS_GUEST_KMODS="virtio_pci virtio_blk ext4 crc32c_generic" \
 	"$MCS_ROOT/scripts/vm/initramfs.sh" "$work/initramfs.cpio.gz" \
-	"$MCS_ROOT/scripts/guest/job-readme.sh" "$kver" "$work/readme.env=/readme.env"
+	"$MCS_ROOT/scripts/guest/job-readme.sh" "$kver" "$work/readme.env=/readme.env" \
+	"$MCS_ROOT/scripts/guest/debian-root.sh=/debian-root.sh"
 MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-3000} \
 	MCS_VM_QEMU_EXTRA="-drive file=$img,format=raw,if=virtio,cache=unsafe" \
 	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true

@@ -1,40 +1,12 @@
 #!/bin/sh
-# /job.sh of the install-doc test guest (readme-check.sh): mount the Debian root
-# on /dev/vda with the file systems a booted Debian 12 has (systemd mounts
-# the same), and run readme-steps.sh in it as root. /readme.env gives
-# MCS_SRC, the repository's path inside the root.
+# /job.sh of the install-doc test guest (readme-check.sh): mount the Debian
+# root on /dev/vda (debian-root.sh) and run readme-steps.sh in it as root.
+# /readme.env gives MCS_SRC, the repository's path inside the root.
 . /readme.env
-# ext4 needs crc32c through a soft dependency modprobe does not follow.
-for m in virtio_pci virtio_blk crc32c_generic ext4; do modprobe "$m" 2>/dev/null; done
-i=0
-while [ ! -b /dev/vda ] && [ "$i" -lt 30 ]; do sleep 1; i=$((i + 1)); done
+. /debian-root.sh
 r=/newroot
-mkdir -p "$r"
-mount -t ext4 /dev/vda "$r" || { echo "# cannot mount /dev/vda"; exit 1; }
-mount -t proc proc "$r/proc"
-mount -t sysfs sysfs "$r/sys"
-mount -t devtmpfs devtmpfs "$r/dev"
-# What udev adds to /dev and bash's process substitution (dkms) needs.
-ln -s /proc/self/fd "$r/dev/fd"
-ln -s /proc/self/fd/0 "$r/dev/stdin"
-ln -s /proc/self/fd/1 "$r/dev/stdout"
-ln -s /proc/self/fd/2 "$r/dev/stderr"
-mkdir -p "$r/dev/pts" "$r/dev/shm"
-mount -t devpts devpts "$r/dev/pts"
-mount -t tmpfs tmpfs "$r/dev/shm"
-mount -t tmpfs tmpfs "$r/run"
-mount -t securityfs securityfs "$r/sys/kernel/security"
-mount -t debugfs debugfs "$r/sys/kernel/debug"
-mount -t tracefs tracefs "$r/sys/kernel/tracing"
-mount -t cgroup2 cgroup2 "$r/sys/fs/cgroup"
-chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb \
-	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/bash "$MCS_SRC/scripts/guest/readme-steps.sh" "$MCS_SRC"
+root_mount "$r" || exit 1
+root_run "$r" "$MCS_SRC/scripts/guest/readme-steps.sh" "$MCS_SRC"
 rc=$?
-for m in sys/fs/cgroup sys/kernel/tracing sys/kernel/debug sys/kernel/security \
-	run dev/shm dev/pts dev sys proc; do
-	umount "$r/$m"
-done
-sync
-umount "$r"
+root_umount "$r"
 exit "$rc"
