@@ -9,7 +9,8 @@
 # apt-get install ./*.deb, DKMS builds the module, modprobe, memcg-statctl
 # status, the installed kselftests (run_kselftest.sh; MCS_TESTS="NAME..."
 # runs only those), apt-get purge leaving nothing, and a kernel DKMS
-# refuses (BUILD_EXCLUSIVE). The guest's transcripts (apt-get install's
+# refuses (BUILD_EXCLUSIVE). oracle_test's IPMODIFY peer module, a test
+# fixture, is put in /lib. The guest's transcripts (apt-get install's
 # output first) are kept in build/deb-check-KVER/transcripts/.
 # Output: TAP 13 (lintian's, then the guest's); exit non-zero on failure.
 source "$(dirname "$0")/../lib.sh"
@@ -72,6 +73,12 @@ stage=$work/stage
 cp -al "$root" "$stage"
 mkdir -p "$stage/tmp/deb" "$stage/root/mcs"
 cp "${debs[@]}" "$stage/tmp/deb/"
+# oracle_test's IPMODIFY peer, a test fixture no package carries: where the
+# test looks when there is none beside it (as scripts/vm/guest-stage.sh
+# puts it), built for KVER
+for peer in $("$MCS_ROOT/scripts/kernels/module-build.sh" "$kver" "$MCS_ROOT/selftests/memcg_statctl/peer"); do
+	install -m 0644 "$peer" "$stage/lib/$(basename "$peer")"
+done
 # (in /tmp: apt reads local packages as its _apt user, who cannot enter /root)
 chmod 0755 "$stage/tmp/deb"
 install -m 0755 "$MCS_ROOT/scripts/guest/deb-steps.sh" "$stage/root/mcs/"

@@ -431,11 +431,22 @@ static int test_after_load(void)
 	return ret;
 }
 
+/* The tests that reload the module need its file; without, they skip. */
+static bool have_ko(void)
+{
+	if (module_ko_path())
+		return true;
+	diag("no module file to reload (" KO_SOURCES ")");
+	return false;
+}
+
 static int test_before_load(void)
 {
 	struct window w;
 	int bad = 1;
 
+	if (!have_ko())
+		return KSFT_SKIP;
 	if (all_rows() || reload(NULL) || probes_add())
 		goto out;
 	if (reload(ALL_ROWS))
@@ -456,6 +467,8 @@ static int test_bpf_at_load(void)
 		diag("no BTF for %s: %d", BPF_TARGET, btf_func_id(BPF_TARGET));
 		return KSFT_SKIP;
 	}
+	if (!have_ko())
+		return KSFT_SKIP;
 	if (all_rows() || reload(NULL))
 		goto out;
 	link = bpf_fentry_attach(BPF_TARGET, &prog);
@@ -573,6 +586,8 @@ static int test_ipmodify(void)
 		diag("no %s", peer_ko());
 		return KSFT_SKIP;
 	}
+	if (!have_ko())
+		return KSFT_SKIP;
 	/* the peer joins the module's direct trampoline */
 	if (all_rows() || peer_load())
 		goto out;

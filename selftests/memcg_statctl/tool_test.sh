@@ -31,8 +31,9 @@ KO=${MEMCG_STATCTL_KO:-}
 if [ -z "$KO" ] && [ -r "$HERE/memcg_statctl.ko" ]; then
 	KO=$HERE/memcg_statctl.ko
 elif [ -z "$KO" ]; then
-	# kmod's modinfo names the installed file (DKMS); insmod needs it plain
-	KO=$(modinfo -n memcg_statctl 2>/dev/null | grep '\.ko$')
+	# kmod's modinfo names the installed file (DKMS); kmod's insmod loads
+	# it compressed too (memcg_statctl.ko.xz on 6.12)
+	KO=$(modinfo -n memcg_statctl 2>/dev/null | grep '\.ko\(\.[a-z]*\)\?$')
 fi
 PEER_KO=${MCS_PEER_KO:-}
 [ -n "$PEER_KO" ] || PEER_KO=$HERE/mcs_ipmodify_peer.ko

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/module.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -21,14 +22,58 @@
 #include "include/child.h"
 #include "include/tracefs.h"
 
+#ifndef MODULE_INIT_COMPRESSED_FILE
+#define MODULE_INIT_COMPRESSED_FILE	4	/* Linux 5.17 */
+#endif
+
+/*
+ * The compression the running kernel decompresses modules of itself
+ * (CONFIG_MODULE_DECOMPRESS: /sys/module/compression, as kmod reads it),
+ * as the file suffix it goes with; NULL when it decompresses none.
+ */
+static const char *kernel_ko_suffix(void)
+{
+	static const char *const names[][2] = {
+		{ "xz", ".xz" }, { "gzip", ".gz" }, { "zstd", ".zst" },
+	};
+	char buf[32];
+	size_t i;
+
+	if (read_file("/sys/module/compression", buf, sizeof(buf)) <= 0)
+		return NULL;
+	buf[strcspn(buf, "\n")] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(buf, names[i][0]))
+			return names[i][1];
+	return NULL;
+}
+
+/* Whether @ko ends in @suffix. */
+static bool ends_with(const char *ko, const char *suffix)
+{
+	size_t n = strlen(ko), m = strlen(suffix);
+
+	return n >= m && !strcmp(ko + n - m, suffix);
+}
+
+/*
+ * finit_module() of @ko; a compressed file (as DKMS installs on kernels
+ * that compress their modules) is handed to the kernel to decompress.
+ */
 int module_load(const char *ko, const char *params)
 {
-	int fd, r = 0;
+	const char *suffix = kernel_ko_suffix();
+	int fd, flags = 0, r = 0;
 
+	if (!ends_with(ko, ".ko"))
+		flags = suffix && ends_with(ko, suffix) ?
+			MODULE_INIT_COMPRESSED_FILE : -1;
+	if (flags < 0)
+		return -ENOEXEC;	/* compressed as this kernel cannot */
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+	if (syscall(SYS_finit_module, fd, params ? params : "", flags))
 		r = -errno;
 	close(fd);
 	return r;
@@ -101,13 +146,16 @@ static int beside_self(const char *file, char *path, size_t size)
 
 /*
  * The file modules.dep of the running kernel names for NAME. With
- * @compressed, a NAME.ko.xz (or .gz, .zst) counts too: finit_module()
- * cannot load those here, but they show the module is installed.
+ * @compressed, a NAME.ko.xz (or .gz, .zst) counts too, whether or not
+ * this kernel can decompress it: it shows the module is installed. Without,
+ * only what module_load() can load: NAME.ko, or NAME.ko compressed as the
+ * kernel decompresses.
  */
 static int installed_ko(const char *name, bool compressed, char *path,
 			size_t size)
 {
 	char dep[PATH_MAX], line[4096], want[NAME_LEN + 8];
+	const char *suffix = kernel_ko_suffix();
 	struct utsname u;
 	size_t wl;
 	FILE *f;
@@ -129,8 +177,10 @@ static int installed_ko(const char *name, bool compressed, char *path,
 		*colon = 0;
 		base = strrchr(line, '/');
 		base = base ? base + 1 : line;
-		if (strncmp(base, want, wl) ||
-		    (base[wl] && (!compressed || base[wl] != '.')))
+		if (strncmp(base, want, wl))
+			continue;
+		if (base[wl] && !(compressed && base[wl] == '.') &&
+		    !(suffix && !strcmp(base + wl, suffix)))
 			continue;
 		if (snprintf(path, size, "%s%s/%s",
 			     line[0] == '/' ? "" : "/lib/modules/",
