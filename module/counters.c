@@ -164,7 +164,7 @@ void mcs_counters_reset(void)
 
 const char *mcs_counter_name(enum mcs_counter c)
 {
-	return mcs_counter_names[c];
+	return mcs_counter_names[c];	/* NULL for a latency bucket */
 }
 
 void mcs_counter_set_present(enum mcs_counter c)

@@ -2,6 +2,8 @@
 #ifndef MCS_COUNTERS_H
 #define MCS_COUNTERS_H
 
+#include <linux/bitops.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 
@@ -32,8 +34,19 @@ enum mcs_counter {
 	MCS_STAT_UPDATES_AMOUNT,
 	MCS_CALLER_RECOVERED,
 	MCS_CALLER_UNATTRIBUTED,
+	/* the buckets of `flush_latency`, not in `stats` (no names) */
+	MCS_FLUSH_LAT_FIRST,
+	MCS_FLUSH_LAT_LAST = MCS_FLUSH_LAT_FIRST + 40,
 	MCS_NR_COUNTERS
 };
+
+/*
+ * Flush durations in log2 ns buckets: bucket 0 holds 0 ns, bucket k holds
+ * [2^(k-1), 2^k) ns, the last one everything from 2^39 ns (9 minutes) up.
+ * Counted where flush.performed and flush.ns_total are, and reset with
+ * them, so the buckets sum to flush.performed.
+ */
+#define MCS_FLUSH_LAT_BUCKETS	(MCS_FLUSH_LAT_LAST - MCS_FLUSH_LAT_FIRST + 1)
 
 struct mcs_pcpu_counters {
 	u64 v[MCS_NR_COUNTERS];
@@ -75,6 +88,19 @@ static __always_inline void mcs_count_add(enum mcs_counter c, u64 n)
 static __always_inline void mcs_count(enum mcs_counter c)
 {
 	this_cpu_inc(mcs_counters.v[c]);
+}
+
+/**
+ * mcs_count_flush_ns() - count one flush of @ns nanoseconds in its bucket
+ * @ns: the flush's duration
+ *
+ * Context: any, including NMI.
+ */
+static __always_inline void mcs_count_flush_ns(u64 ns)
+{
+	unsigned int k = min_t(unsigned int, fls64(ns), MCS_FLUSH_LAT_BUCKETS - 1);
+
+	this_cpu_inc(mcs_counters.v[MCS_FLUSH_LAT_FIRST + k]);
 }
 
 /**

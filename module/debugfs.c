@@ -52,12 +52,30 @@ static int mcs_stats_show(struct seq_file *m, void *v)
 	int c;
 
 	for (c = 0; c < MCS_NR_COUNTERS; c++)
-		if (mcs_counter_present(c))
+		if (mcs_counter_present(c) && mcs_counter_name(c))
 			seq_printf(m, "%s %llu\n", mcs_counter_name(c),
 				   mcs_counter_read(c));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_stats);
+
+/* `lo hi count` per bucket of counters.h's flush latency histogram. */
+static int mcs_flush_latency_show(struct seq_file *m, void *v)
+{
+	unsigned int k;
+
+	for (k = 0; k < MCS_FLUSH_LAT_BUCKETS; k++) {
+		u64 n = mcs_counter_read(MCS_FLUSH_LAT_FIRST + k);
+		u64 lo = k ? 1ULL << (k - 1) : 0;
+
+		if (k == MCS_FLUSH_LAT_BUCKETS - 1)
+			seq_printf(m, "%llu inf %llu\n", lo, n);
+		else
+			seq_printf(m, "%llu %llu %llu\n", lo, 1ULL << k, n);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_flush_latency);
 
 /*
  * One write is one value, from offset 0, fitting the buffer. One trailing
@@ -156,6 +174,10 @@ int mcs_debugfs_init(void)
 	debugfs_create_file("hooks", 0400, mcs_dir, NULL, &mcs_hooks_fops);
 	debugfs_create_file("stats", 0400, mcs_dir, NULL, &mcs_stats_fops);
 	debugfs_create_file("reset", 0200, mcs_dir, NULL, &mcs_reset_fops);
+	/* where flushes are counted: with flush control */
+	if (mcs_counter_present(MCS_FLUSH_PERFORMED))
+		debugfs_create_file("flush_latency", 0400, mcs_dir, NULL,
+				    &mcs_flush_latency_fops);
 	for (i = 0; i < mcs_flush_nr_knobs; i++)
 		mcs_debugfs_knob(&mcs_flush_knobs[i]);
 	for (i = 0; i < mcs_stock_nr_knobs; i++)

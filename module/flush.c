@@ -188,6 +188,7 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target)
 		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());
 		mcs_count(MCS_FLUSH_PERFORMED);
 		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
+		mcs_count_flush_ns(ns);
 		mcs_counter_max(MCS_FLUSH_NS_MAX, ns);
 		if (origin == MCS_ORIGIN_ASYNC)
 			mcs_count(MCS_FLUSH_ASYNC);

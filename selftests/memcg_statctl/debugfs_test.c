@@ -90,6 +90,7 @@ static int test_files_and_modes(void)
 		"flush_mode", "flush_threshold", "flush_period_ms",
 		"update_flush_every", "stock_hooks", "objcg_flush_hooks",
 	};
+	uint64_t performed;
 	char buf[64];
 	struct stat st;
 	size_t i;
@@ -107,6 +108,15 @@ static int test_files_and_modes(void)
 	bad += check_mode("hooks", 0400, true);
 	bad += check_mode("stats", 0400, true);
 	bad += check_mode("reset", 0200, true);
+	/* with the flush counters, and only then */
+	bad += check_mode("flush_latency", 0400, false);
+	if (statctl_has("flush_latency") !=
+	    !stat_get("flush.performed", &performed)) {
+		diag("flush_latency %s, flush.performed %s",
+		     statctl_has("flush_latency") ? "present" : "absent",
+		     stat_get("flush.performed", &performed) ? "absent" : "present");
+		bad++;
+	}
 	/* knobs added after the first ABI: checked when present */
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		bad += check_mode(knobs[i], 0600, false);

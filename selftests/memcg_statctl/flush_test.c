@@ -2,11 +2,13 @@
 /*
  * The flush counters of the foundation move with the kernel's flushes:
  * a memory.stat read after enough stat updates performs a flush, and the
- * periodic flusher runs every FLUSH_TIME (2 s).
+ * periodic flusher runs every FLUSH_TIME (2 s). The latency histogram
+ * (`flush_latency`) agrees with flush.performed and flush.ns_total.
  */
 #define _GNU_SOURCE
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib.h"
@@ -155,9 +157,178 @@ static int test_periodic(void)
 	return ret;
 }
 
+/* ---- the latency histogram ---------------------------------------- */
+#define LAT_MAX		64
+
+struct latency {
+	int n;
+	uint64_t lo[LAT_MAX], hi[LAT_MAX], count[LAT_MAX];	/* hi 0: inf */
+	uint64_t sum;
+};
+
+/* Parse `flush_latency` (module/ABI.md): `lo hi count` lines, hi `inf` last. */
+static int latency_read(struct latency *l)
+{
+	char buf[8192], *line, *save = NULL;
+	ssize_t r = statctl_read("flush_latency", buf, sizeof(buf));
+
+	if (r < 0) {
+		diag("flush_latency: %s", strerror((int)-r));
+		return -1;
+	}
+	memset(l, 0, sizeof(*l));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char hi[32];
+
+		if (l->n == LAT_MAX ||
+		    sscanf(line, "%" SCNu64 " %31s %" SCNu64, &l->lo[l->n], hi,
+			   &l->count[l->n]) != 3) {
+			diag("flush_latency: bad line '%s'", line);
+			return -1;
+		}
+		l->hi[l->n] = strcmp(hi, "inf") ? strtoull(hi, NULL, 10) : 0;
+		l->sum += l->count[l->n++];
+	}
+	return 0;
+}
+
+/*
+ * The histogram and `stats` of one quiet moment: read until flush.performed
+ * did not move around the histogram's read (a flush from elsewhere).
+ */
+static int latency_snapshot(struct latency *l, struct stats *s)
+{
+	struct stats after;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		if (stats_read(s) || latency_read(l) || stats_read(&after))
+			return -1;
+		if (stat_must(s, "flush.performed") ==
+		    stat_must(&after, "flush.performed"))
+			return 0;
+		sleep_ms(50);
+	}
+	diag("flush.performed kept moving: no quiet moment in 10 tries");
+	return -1;
+}
+
+/* The buckets sum to flush.performed and bound flush.ns_total and ns_max. */
+static int latency_agrees(const struct latency *l, const struct stats *s)
+{
+	uint64_t performed = stat_must(s, "flush.performed");
+	uint64_t total = stat_must(s, "flush.ns_total");
+	uint64_t max = stat_must(s, "flush.ns_max");
+	uint64_t lo = 0, hi = 0;
+	bool open = false;
+	int i, top = -1, bad = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (i && (l->lo[i] != l->hi[i - 1] || !l->hi[i - 1])) {
+			diag("bucket %d starts at %" PRIu64 ", not where the "
+			     "last ended", i, l->lo[i]);
+			bad++;
+		}
+		lo += l->lo[i] * l->count[i];
+		hi += l->hi[i] * l->count[i];
+		if (l->count[i]) {
+			top = i;
+			open |= !l->hi[i];
+		}
+	}
+	diag("%d buckets, %" PRIu64 " flushes; flush.performed %" PRIu64
+	     ", flush.ns_total %" PRIu64 " in [%" PRIu64 ", %" PRIu64 "), "
+	     "ns_max %" PRIu64, l->n, l->sum, performed, total, lo, hi, max);
+	if (l->sum != performed) {
+		diag("the buckets sum to %" PRIu64 ", flush.performed is %"
+		     PRIu64, l->sum, performed);
+		bad++;
+	}
+	if (total < lo || (!open && l->sum && total >= hi)) {
+		diag("flush.ns_total is outside the buckets' bounds");
+		bad++;
+	}
+	if (top >= 0 && (max < l->lo[top] || (l->hi[top] && max >= l->hi[top]))) {
+		diag("flush.ns_max is not in the highest non-empty bucket");
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * With flushes from readers only (flush_mode always, no periodic flush),
+ * the histogram agrees with the counters; after `reset` it is empty; and
+ * one flush after that lands in the one bucket holding its duration.
+ */
+static int test_latency(void)
+{
+	char mode[32] = "", period[32] = "", cg[256];
+	struct latency l;
+	struct stats s;
+	uint64_t anon;
+	int attempt, bad = 1, i;
+
+	if (!statctl_has("flush_latency")) {
+		diag("no flush_latency with flush control available");
+		return KSFT_FAIL;
+	}
+	if (cg_create_leaf("latency", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	if (statctl_read_line("flush_mode", mode, sizeof(mode)) ||
+	    statctl_read_line("flush_period_ms", period, sizeof(period)) ||
+	    statctl_set("flush_mode", "always") ||
+	    statctl_set("flush_period_ms", "0"))
+		goto out;
+	for (i = 0; i < 20; i++)
+		if (memstat_get(cg, "anon", &anon))
+			goto out;
+	if (statctl_set("flush_mode", "never") || latency_snapshot(&l, &s))
+		goto out;
+	bad = latency_agrees(&l, &s);
+	if (statctl_set("reset", "1") || latency_snapshot(&l, &s)) {
+		bad++;
+		goto out;
+	}
+	if (l.sum || stat_must(&s, "flush.performed")) {
+		diag("after reset: %" PRIu64 " in the buckets, flush.performed %"
+		     PRIu64, l.sum, stat_must(&s, "flush.performed"));
+		bad++;
+	}
+	/* one flush: its duration is flush.ns_total, in its bucket */
+	for (attempt = 1; attempt <= 5; attempt++) {
+		if (statctl_set("reset", "1") ||
+		    statctl_set("flush_mode", "always") ||
+		    memstat_get(cg, "anon", &anon) ||
+		    statctl_set("flush_mode", "never") ||
+		    latency_snapshot(&l, &s)) {
+			bad++;
+			goto out;
+		}
+		if (stat_must(&s, "flush.performed") == 1)
+			break;
+		diag("attempt %d: %" PRIu64 " flushes, not 1", attempt,
+		     stat_must(&s, "flush.performed"));
+	}
+	if (attempt > 5) {
+		diag("no attempt saw exactly one flush");
+		bad++;
+	} else {
+		bad += latency_agrees(&l, &s);
+	}
+out:
+	if (mode[0] && statctl_set("flush_mode", mode))
+		bad++;
+	if (period[0] && statctl_set("flush_period_ms", period))
+		bad++;
+	cg_destroy(cg);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 static const struct test tests[] = {
 	{ test_reader_flush, "reader_flush" },
 	{ test_periodic, "periodic_flush" },
+	{ test_latency, "latency_histogram" },
 };
 
 int main(void)
