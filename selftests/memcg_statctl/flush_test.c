@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,10 +326,129 @@ out:
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/* ---- the kernel's own view: rstat lock tracepoints (6.10+) --------- */
+#define READS		20
+#define SPANS_MAX	4096
+
+struct reads {
+	const char *cg;
+	int n;
+};
+
+/* @n memory.stat reads of @cg, each a flush (flush_mode always). */
+static int reads_run(void *arg)
+{
+	const struct reads *r = arg;
+	uint64_t anon;
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (memstat_get(r->cg, "anon", &anon))
+			return -EIO;
+	return 0;
+}
+
+static int read_once(void *arg)
+{
+	struct reads one = { ((struct reads *)arg)->cg, 1 };
+
+	return reads_run(&one);
+}
+
+/*
+ * Flushes the module counts against the kernel's rstat lock tracepoints,
+ * which see every rstat flush without the module's help: as many flushes,
+ * and each one's duration (the module's clock runs from before it takes
+ * the lock to after it lets it go) at least the time the kernel held the
+ * lock: for every bucket's lower bound, at least as many of the module's
+ * flushes as of the kernel's spans reach it, and the totals too. The
+ * window has no other rstat flush: no periodic flush, no cgroup removed,
+ * and no cpu.stat or io.stat reader.
+ */
+static int test_rstat_oracle(void)
+{
+	static uint64_t spans[SPANS_MAX];
+	char mode[32] = "", period[32] = "", cg[256];
+	struct latency l0, l1;
+	struct stats s0, s1;
+	struct reads r = { cg, READS };
+	uint64_t dperf, dns, sum = 0, max = 0;
+	int n, i, k, bad = 1, skip = 0;
+
+	if (cg_create_leaf("rstat_oracle", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	if (statctl_read_line("flush_mode", mode, sizeof(mode)) ||
+	    statctl_read_line("flush_period_ms", period, sizeof(period)) ||
+	    statctl_set("flush_mode", "always") ||
+	    statctl_set("flush_period_ms", "0") ||
+	    latency_snapshot(&l0, &s0))
+		goto out;
+	n = rstat_flush_spans(read_once, reads_run, &r, spans, SPANS_MAX);
+	if (statctl_set("flush_mode", "never") || latency_snapshot(&l1, &s1))
+		goto out;
+	if (n == -ENOENT) {
+		diag("no cgroup_rstat_locked tracepoint (before 6.10)");
+		skip = 1;
+		bad = 0;
+		goto out;
+	}
+	if (n < 0) {
+		diag("rstat tracepoints: %s", strerror(-n));
+		goto out;
+	}
+	bad = 0;
+	for (i = 0; i < n; i++) {
+		sum += spans[i];
+		max = spans[i] > max ? spans[i] : max;
+	}
+	/* the detection flush came before the first snapshot's window ends */
+	dperf = stat_must(&s1, "flush.performed") -
+		stat_must(&s0, "flush.performed");
+	dns = stat_must(&s1, "flush.ns_total") - stat_must(&s0, "flush.ns_total");
+	diag("%d reads (+1 to learn the lock's use): the kernel's rstat "
+	     "flushes %d, %" PRIu64 " ns held in all, longest %" PRIu64 " ns; "
+	     "the module's flush.performed +%" PRIu64 ", flush.ns_total +%"
+	     PRIu64, READS, n, sum, max, dperf, dns);
+	if (dperf != (uint64_t)n + 1) {
+		diag("the module counted %" PRIu64 " flushes, the kernel %d "
+		     "(+1)", dperf, n);
+		bad++;
+	}
+	if (dns < sum) {
+		diag("flush.ns_total grew less than the lock was held");
+		bad++;
+	}
+	for (k = 0; k < l1.n && k < l0.n; k++) {
+		uint64_t mod = 0, ker = 0;
+		int j;
+
+		for (j = k; j < l1.n; j++)
+			mod += l1.count[j] - l0.count[j];
+		for (i = 0; i < n; i++)
+			ker += spans[i] >= l1.lo[k];
+		if (mod < ker) {
+			diag("%" PRIu64 " of the module's flushes took %" PRIu64
+			     " ns or more, %" PRIu64 " of the kernel's lock "
+			     "holds did", mod, l1.lo[k], ker);
+			bad++;
+		}
+	}
+out:
+	if (mode[0] && statctl_set("flush_mode", mode))
+		bad++;
+	if (period[0] && statctl_set("flush_period_ms", period))
+		bad++;
+	cg_destroy(cg);
+	if (bad)
+		return KSFT_FAIL;
+	return skip ? KSFT_SKIP : KSFT_PASS;
+}
+
 static const struct test tests[] = {
 	{ test_reader_flush, "reader_flush" },
 	{ test_periodic, "periodic_flush" },
 	{ test_latency, "latency_histogram" },
+	{ test_rstat_oracle, "rstat_oracle" },
 };
 
 int main(void)

@@ -166,3 +166,188 @@ int hist_caller_sum(const char *path, const char *key, const char *caller,
 	}
 	return 0;
 }
+
+/* Append @val to tracefs FILE (a trigger or synthetic_events: no truncation). */
+static int trace_append(const char *t, const char *file, const char *val)
+{
+	char path[256];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", t, file);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write(fd, val, strlen(val));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	if (r)
+		diag("%s <- '%s': %s", path, val, strerror((int)-r));
+	return (int)r;
+}
+
+#define RSTAT_EV	"events/cgroup/cgroup_rstat_"
+#define RSTAT_SYNTH	"mcs_rstat_hold"
+#define RSTAT_CPUS	"hist:keys=cpu:vals=hitcount"
+#define RSTAT_HIST	"hist:keys=lat:vals=hitcount:size=4096"
+
+/*
+ * How a flush takes the rstat lock. Up to 6.15 cgroup_rstat_flush() holds
+ * it throughout, taken and released with cpu -1 (and dropped and retaken
+ * with the cpu of its loop only to reschedule). Later kernels take and
+ * release it once per possible cpu, in order: the flush is from the lock
+ * taken for the first cpu to its release for the last. Told apart by the
+ * cpu field of one flush's events, not by the version.
+ */
+struct rstat_marks {
+	char ts[160], lat[320];
+};
+
+static void rstat_marks_make(struct rstat_marks *m, int first, int last)
+{
+	snprintf(m->ts, sizeof(m->ts),
+		 "hist:keys=common_pid:mcs_ts0=common_timestamp if cpu == %d",
+		 first);
+	snprintf(m->lat, sizeof(m->lat),
+		 "hist:keys=common_pid:mcs_lat=common_timestamp-$mcs_ts0:"
+		 "onmatch(cgroup.cgroup_rstat_locked).trace(" RSTAT_SYNTH
+		 ",$mcs_lat) if cpu == %d", last);
+}
+
+static void rstat_triggers_remove(const char *t, const struct rstat_marks *m)
+{
+	char path[256], cmd[400];
+
+	trace_append(t, "events/synthetic/" RSTAT_SYNTH "/trigger", "!" RSTAT_HIST);
+	snprintf(cmd, sizeof(cmd), "!%s", m->lat);
+	trace_append(t, RSTAT_EV "unlock/trigger", cmd);
+	snprintf(cmd, sizeof(cmd), "!%s", m->ts);
+	trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	trace_append(t, "synthetic_events", "!" RSTAT_SYNTH);
+	snprintf(path, sizeof(path), "%s/events/synthetic/" RSTAT_SYNTH, t);
+	if (path_exists(path))
+		diag("%s is still there", path);
+}
+
+/* Numbers after @key in the lines of a hist file: the keys, or the counts. */
+static int hist_numbers(const char *path, const char *key, uint64_t *val,
+			int64_t *keyval, int max)
+{
+	static char buf[1 << 18];
+	char *line, *save = NULL;
+	int n = 0;
+	ssize_t r = read_file(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return (int)r;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *k = strstr(line, key), *hc = strstr(line, "hitcount:");
+
+		if (line[0] == '#' || !k || !hc)
+			continue;
+		if (n == max)
+			return -E2BIG;
+		keyval[n] = strtoll(k + strlen(key), NULL, 10);
+		val[n++] = strtoull(hc + 9, NULL, 10);
+	}
+	return n;
+}
+
+/* The last possible cpu (/sys/devices/system/cpu/possible: "0-N"). */
+static int last_possible_cpu(void)
+{
+	char buf[64], *dash;
+
+	if (read_file("/sys/devices/system/cpu/possible", buf, sizeof(buf)) <= 0)
+		return -1;
+	dash = strrchr(buf, '-');
+	return atoi(dash ? dash + 1 : buf);
+}
+
+/* Which cpu values open and close a flush on this kernel (see above). */
+static int rstat_detect(const char *t, int (*flush_once)(void *arg),
+			void *arg, struct rstat_marks *m)
+{
+	char path[256];
+	uint64_t count[256];
+	int64_t cpu[256];
+	int n, i, r;
+
+	r = trace_append(t, RSTAT_EV "locked/trigger", RSTAT_CPUS);
+	if (r)
+		return r;
+	r = flush_once(arg);
+	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
+	n = r ? r : hist_numbers(path, "cpu:", count, cpu, 256);
+	trace_append(t, RSTAT_EV "locked/trigger", "!" RSTAT_CPUS);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (cpu[i] == -1) {
+			rstat_marks_make(m, -1, -1);
+			return 0;
+		}
+	if (!n) {
+		diag("cgroup_rstat_locked: no event in a flush");
+		return -ENODATA;
+	}
+	diag("the kernel takes the rstat lock once per cpu: a flush is from "
+	     "cpu 0's lock to cpu %d's unlock", last_possible_cpu());
+	rstat_marks_make(m, 0, last_possible_cpu());
+	return 0;
+}
+
+int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
+		      void *arg, uint64_t *ns, int max)
+{
+	const char *t = tracefs();
+	char clock[256] = "", path[256], *b, *e;
+	struct rstat_marks m;
+	uint64_t count[4096];
+	int64_t lat[4096];
+	int r, n, i, k = 0;
+
+	if (!t)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked", t);
+	if (!path_exists(path))
+		return -ENOENT;
+	r = rstat_detect(t, flush_once, arg, &m);
+	if (r)
+		return r;
+	/* the module times flushes with ktime_get_ns(): CLOCK_MONOTONIC too */
+	snprintf(path, sizeof(path), "%s/trace_clock", t);
+	if (read_file(path, clock, sizeof(clock)) > 0) {
+		b = strchr(clock, '[');
+		e = b ? strchr(b, ']') : NULL;
+		if (b && e) {
+			*e = 0;
+			memmove(clock, b + 1, strlen(b + 1) + 1);
+		}
+	}
+	r = trace_write(t, "trace_clock", "mono");
+	if (!r)
+		r = trace_append(t, "synthetic_events", RSTAT_SYNTH " u64 lat");
+	if (!r)
+		r = trace_append(t, RSTAT_EV "locked/trigger", m.ts);
+	if (!r)
+		r = trace_append(t, RSTAT_EV "unlock/trigger", m.lat);
+	if (!r)
+		r = trace_append(t, "events/synthetic/" RSTAT_SYNTH "/trigger",
+				 RSTAT_HIST);
+	if (!r)
+		r = fn(arg);
+	snprintf(path, sizeof(path), "%s/events/synthetic/" RSTAT_SYNTH "/hist", t);
+	n = r ? r : hist_numbers(path, "lat:", count, lat, 4096);
+	rstat_triggers_remove(t, &m);
+	if (clock[0] && !strchr(clock, ' '))
+		trace_write(t, "trace_clock", clock);
+	for (i = 0; i < n; i++)
+		for (; count[i]; count[i]--) {
+			if (k == max)
+				return -E2BIG;
+			ns[k++] = (uint64_t)lat[i];
+		}
+	return n < 0 ? n : k;
+}

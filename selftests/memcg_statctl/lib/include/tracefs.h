@@ -32,4 +32,17 @@ int ftrace_enabled_match(bool (*match)(const char *line, const void *arg),
 int hist_caller_sum(const char *path, const char *key, const char *caller,
 		    uint64_t *sum);
 
+/*
+ * The kernel's own view of rstat flushes (6.10+): while fn(arg) runs, the
+ * time from each flush's first taking of the rstat lock to its last
+ * release, from the cgroup_rstat_locked and cgroup_rstat_unlock
+ * tracepoints paired per task through a synthetic event, in ns
+ * (trace_clock mono). flush_once(arg) makes one flush first, to learn how
+ * this kernel takes the lock. Puts the spans in @ns (at most @max) and
+ * returns how many; or the callbacks' error, -ENOENT where the tracepoints
+ * are missing, or -errno.
+ */
+int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
+		      void *arg, uint64_t *ns, int max);
+
 #endif
