@@ -134,23 +134,25 @@ check:
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	scripts/checks/lanes.sh check-lane-a check-lane-b
 
-## make check-lane-a          check's 6.1 lane: the kselftest package without the module, the
-##                            Debian packages (deb-check: lintian, install, the kselftests with
-##                            DKMS's module, purge), install check, a short experiment in guest
-##                            instructions, readme-check
+## make check-lane-a          check's 6.1 lane: the kselftest package without the module, install
+##                            check, a short experiment in guest instructions, readme-check,
+##                            then the Debian packages of lane b (deb-check: lintian, install,
+##                            the kselftests with DKMS's module, purge)
 check-lane-a: userspace
 	MCS_KSFT_RUNS=nomod $(MAKE) check-kselftest KVER=6.1
-	$(MAKE) deb-check KVER=6.1
 	scripts/checks/install-check.sh 6.1
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
+	scripts/checks/deb-check.sh 6.1
 
 # stress_test's run in check's vmtests: half its default, so that check
 # stays within its time budget; `make vmtest` runs the whole 120 s.
 CHECK_STRESS_S ?= 60
-## make check-lane-b          check's other lane: vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12,
-##                            the refusal check (6.12 booted with cgroup_disable=memory)
+## make check-lane-b          check's other lane: the Debian packages (make deb, for lane a's
+##                            deb-check), vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12, the
+##                            refusal check (6.12 booted with cgroup_disable=memory)
 check-lane-b:
+	$(MAKE) deb
 	MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) $(MAKE) vmtest KVER=6.12
 	MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) $(MAKE) vmtest KVER=7.3
 	scripts/checks/dkms-check.sh 6.1

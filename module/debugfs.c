@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "debugfs.h"
 #include "flush.h"
+#include "flush_reasons.h"
 #include "knob.h"
 #include "stock.h"
 #include "version.h"
@@ -77,6 +78,12 @@ static int mcs_flush_latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_flush_latency);
 
+static int mcs_flush_reasons_file_show(struct seq_file *m, void *v)
+{
+	return mcs_flush_reasons_show(m);
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_flush_reasons_file);
+
 /*
  * One write is one value, from offset 0, fitting the buffer. One trailing
  * newline is allowed (echo adds it). Copies the value without it into @buf
@@ -111,6 +118,7 @@ static ssize_t mcs_reset_write(struct file *file, const char __user *ubuf,
 	if (strcmp(buf, "1"))
 		return -EINVAL;
 	mcs_counters_reset();
+	mcs_flush_reasons_reset();
 	return count;
 }
 
@@ -175,9 +183,12 @@ int mcs_debugfs_init(void)
 	debugfs_create_file("stats", 0400, mcs_dir, NULL, &mcs_stats_fops);
 	debugfs_create_file("reset", 0200, mcs_dir, NULL, &mcs_reset_fops);
 	/* where flushes are counted: with flush control */
-	if (mcs_counter_present(MCS_FLUSH_PERFORMED))
+	if (mcs_counter_present(MCS_FLUSH_PERFORMED)) {
 		debugfs_create_file("flush_latency", 0400, mcs_dir, NULL,
 				    &mcs_flush_latency_fops);
+		debugfs_create_file("flush_reasons", 0400, mcs_dir, NULL,
+				    &mcs_flush_reasons_file_fops);
+	}
 	for (i = 0; i < mcs_flush_nr_knobs; i++)
 		mcs_debugfs_knob(&mcs_flush_knobs[i]);
 	for (i = 0; i < mcs_stock_nr_knobs; i++)

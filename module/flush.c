@@ -48,6 +48,7 @@
 #include "compat.h"
 #include "counters.h"
 #include "flush.h"
+#include "flush_reasons.h"
 #include "flush_tick.h"
 
 enum mcs_flush_mode {
@@ -170,7 +171,8 @@ static bool mcs_policy_flushes(int mode, void *target)
 	}
 }
 
-void mcs_flush_request(enum mcs_flush_origin origin, void *target)
+void mcs_flush_request(enum mcs_flush_origin origin, void *target,
+		       unsigned long caller)
 {
 	int mode = READ_ONCE(mcs_mode);
 	bool flush = true;
@@ -192,16 +194,18 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target)
 		mcs_counter_max(MCS_FLUSH_NS_MAX, ns);
 		if (origin == MCS_ORIGIN_ASYNC)
 			mcs_count(MCS_FLUSH_ASYNC);
+		mcs_flush_reason_count(origin, caller, true);
 		return;
 	}
 	mcs_count(MCS_FLUSH_SKIPPED);
+	mcs_flush_reason_count(origin, caller, false);
 }
 
 static void mcs_periodic_fn(struct work_struct *work)
 {
 	unsigned int ms;
 
-	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC, NULL);
+	mcs_flush_request(MCS_ORIGIN_MODULE_PERIODIC, NULL, 0);
 	ms = READ_ONCE(mcs_period_ms);
 	if (ms && ms != MCS_KERNEL_PERIOD_MS)
 		queue_delayed_work(MCS_UNBOUND_WQ, &mcs_periodic_work,
@@ -210,7 +214,7 @@ static void mcs_periodic_fn(struct work_struct *work)
 
 static void mcs_async_fn(struct work_struct *work)
 {
-	mcs_flush_request(MCS_ORIGIN_ASYNC, NULL);
+	mcs_flush_request(MCS_ORIGIN_ASYNC, NULL, 0);
 }
 
 /* Attach the update-side hooks exactly while a knob needs them. */

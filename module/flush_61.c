@@ -57,8 +57,10 @@ static struct mcs_kcall mcs61_kc_rstat_flush = {
 /* The replacement of __mem_cgroup_flush_stats(void) for readers. */
 static void mcs61_flush_stats(void)
 {
+	unsigned long caller = mcs_flush_caller();
+
 	mcs_flush_enter();
-	mcs_flush_request(MCS_ORIGIN_READER, NULL);
+	mcs_flush_request(MCS_ORIGIN_READER, NULL, caller);
 	mcs_flush_leave();
 }
 
@@ -66,7 +68,7 @@ static void mcs61_flush_stats(void)
 static void mcs61_flush_stats_periodic(void)
 {
 	mcs_flush_enter();
-	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
+	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL, 0);
 	mcs_flush_leave();
 }
 

@@ -53,14 +53,20 @@ static struct mcs_kcall mcs612_kc_rstat_flush = {
 	.stub = mcs612_call_rstat_flush,
 };
 
-/* The replacement of mem_cgroup_flush_stats(memcg). */
-static void mcs612_flush_stats(struct mem_cgroup *memcg)
+/* A reader's request; @caller: flush_reasons.h. */
+static void mcs612_flush_from(struct mem_cgroup *memcg, unsigned long caller)
 {
 	if (mem_cgroup_disabled())
 		return;
 	mcs_flush_enter();
-	mcs_flush_request(MCS_ORIGIN_READER, memcg ?: *k612.root);
+	mcs_flush_request(MCS_ORIGIN_READER, memcg ?: *k612.root, caller);
 	mcs_flush_leave();
+}
+
+/* The replacement of mem_cgroup_flush_stats(memcg). */
+static void mcs612_flush_stats(struct mem_cgroup *memcg)
+{
+	mcs612_flush_from(memcg, mcs_flush_caller());
 }
 
 /*
@@ -70,16 +76,17 @@ static void mcs612_flush_stats(struct mem_cgroup *memcg)
 static void mcs612_flush_stats_ratelimited(struct mem_cgroup *memcg)
 {
 	u64 due = READ_ONCE(*k612.last_time) + 2 * MCS612_FLUSH_TIME;
+	unsigned long caller = mcs_flush_caller();
 
 	if (!mcs_flush_kernel_mode() || time_after64(get_jiffies_64(), due))
-		mcs612_flush_stats(memcg);
+		mcs612_flush_from(memcg, caller);
 }
 
 /* The replacement of flush_memcg_stats_dwork(). */
 static void mcs612_flush_dwork(struct work_struct *w)
 {
 	mcs_flush_enter();
-	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL);
+	mcs_flush_request(MCS_ORIGIN_KERNEL_PERIODIC, NULL, 0);
 	queue_delayed_work(MCS_UNBOUND_WQ, k612.dwork, MCS612_FLUSH_TIME);
 	mcs_flush_leave();
 }

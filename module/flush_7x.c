@@ -56,21 +56,30 @@ static struct mcs_kcall mcs7x_kc_css_flush = {
 	.stub = mcs7x_call_css_flush,
 };
 
-/* The replacement of __mem_cgroup_flush_stats(memcg, force). */
-static void mcs7x_flush_stats(struct mem_cgroup *memcg, bool force)
+/* A request; @caller: flush_reasons.h. */
+static void mcs7x_flush_from(struct mem_cgroup *memcg, bool force,
+			     unsigned long caller)
 {
 	mcs_flush_enter();
 	mcs_flush_request(force ? MCS_ORIGIN_FORCED : MCS_ORIGIN_READER,
-			  memcg);
+			  memcg, caller);
 	mcs_flush_leave();
+}
+
+/* The replacement of __mem_cgroup_flush_stats(memcg, force). */
+static void mcs7x_flush_stats(struct mem_cgroup *memcg, bool force)
+{
+	mcs7x_flush_from(memcg, force, mcs_flush_caller());
 }
 
 /* The same, called from the kernel's periodic work. */
 static void mcs7x_flush_stats_periodic(struct mem_cgroup *memcg, bool force)
 {
+	unsigned long caller = mcs_flush_caller();
+
 	mcs_flush_enter();
 	mcs_flush_request(force ? MCS_ORIGIN_KERNEL_PERIODIC :
-				  MCS_ORIGIN_READER, memcg);
+				  MCS_ORIGIN_READER, memcg, force ? 0 : caller);
 	mcs_flush_leave();
 }
 
@@ -81,11 +90,12 @@ static void mcs7x_flush_stats_periodic(struct mem_cgroup *memcg, bool force)
 static void mcs7x_flush_stats_ratelimited(struct mem_cgroup *memcg)
 {
 	u64 due = READ_ONCE(*k7x.last_time) + 2 * MCS7X_FLUSH_TIME;
+	unsigned long caller = mcs_flush_caller();
 
 	if (mem_cgroup_disabled())
 		return;
 	if (!mcs_flush_kernel_mode() || time_after64(get_jiffies_64(), due))
-		mcs7x_flush_stats(memcg ?: *k7x.root, false);
+		mcs7x_flush_from(memcg ?: *k7x.root, false, caller);
 }
 
 static struct mcs_hook mcs7x_rows[] = {

@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 
+#include "caller.h"
 #include "hook.h"
 #include "ksym.h"
 
@@ -99,10 +100,23 @@ void mcs_backend_kernel_periodic(bool run);
  * mcs_flush_request() - one flush request, decided by the policy
  * @origin: who asked
  * @target: the memcg, or NULL
+ * @caller: the requester's return address (mcs_flush_caller()), or 0
  *
- * Counts the request and exactly one of flush.performed or flush.skipped.
+ * Counts the request and exactly one of flush.performed or flush.skipped,
+ * and both in `flush_reasons` (flush_reasons.h).
  */
-void mcs_flush_request(enum mcs_flush_origin origin, void *target);
+void mcs_flush_request(enum mcs_flush_origin origin, void *target,
+		       unsigned long caller);
+
+/*
+ * In a replacement's own body: its caller, the return address the
+ * redirected call left, or 0 when another tracer's return trampoline
+ * (kretprobe, fprobe exit, function graph) took its place.
+ */
+#define mcs_flush_caller() ({					\
+	unsigned long __ip = _RET_IP_;				\
+	mcs_caller_hijacked(__ip) ? 0 : __ip;			\
+})
 
 /**
  * mcs_flush_kernel_mode() - whether flush_mode is `kernel`

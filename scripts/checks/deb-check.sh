@@ -22,6 +22,9 @@ build=$(kernel_field "$kver" build)
 debdir=$MCS_BUILD/deb
 work=$MCS_BUILD/deb-check-$kver
 hold_lock "$work.lock" "Debian package check on $kver in $work"
+# A `make deb` still running (check's other lane makes the packages) is
+# waited for; held, the lock keeps the next one from replacing them.
+hold_lock "$MCS_BUILD/deb-src.lock" "the packages of make deb" wait
 start=$(date +%s)
 mapfile -t debs < <(find "$debdir" -maxdepth 1 -name '*.deb' | sort)
 [ ${#debs[@]} = 3 ] || die "expected 3 packages in $debdir, found ${#debs[@]}: run 'make deb'"

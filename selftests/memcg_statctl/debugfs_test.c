@@ -90,6 +90,9 @@ static int test_files_and_modes(void)
 		"flush_mode", "flush_threshold", "flush_period_ms",
 		"update_flush_every", "stock_hooks", "objcg_flush_hooks",
 	};
+	static const char *const flush_files[] = {
+		"flush_latency", "flush_reasons",
+	};
 	uint64_t performed;
 	char buf[64];
 	struct stat st;
@@ -109,11 +112,13 @@ static int test_files_and_modes(void)
 	bad += check_mode("stats", 0400, true);
 	bad += check_mode("reset", 0200, true);
 	/* with the flush counters, and only then */
-	bad += check_mode("flush_latency", 0400, false);
-	if (statctl_has("flush_latency") !=
-	    !stat_get("flush.performed", &performed)) {
-		diag("flush_latency %s, flush.performed %s",
-		     statctl_has("flush_latency") ? "present" : "absent",
+	for (i = 0; i < ARRAY_SIZE(flush_files); i++) {
+		bad += check_mode(flush_files[i], 0400, false);
+		if (statctl_has(flush_files[i]) ==
+		    !stat_get("flush.performed", &performed))
+			continue;
+		diag("%s %s, flush.performed %s", flush_files[i],
+		     statctl_has(flush_files[i]) ? "present" : "absent",
 		     stat_get("flush.performed", &performed) ? "absent" : "present");
 		bad++;
 	}

@@ -326,7 +326,7 @@ out:
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-/* ---- the kernel's own view: rstat lock tracepoints (6.10+) --------- */
+/* ---- flush reasons -------------------------------------------------- */
 #define READS		20
 #define SPANS_MAX	4096
 
@@ -355,15 +355,269 @@ static int read_once(void *arg)
 	return reads_run(&one);
 }
 
+#define CLASSES_MAX	16
+#define CALLERS_MAX	128
+
+struct reason {
+	char name[NAME_LEN * 2], cls[NAME_LEN];
+	uint64_t requests, performed, skipped;
+};
+
+struct reasons {
+	int nclass, ncaller;
+	struct reason cls[CLASSES_MAX], caller[CALLERS_MAX];
+};
+
+/* Parse `flush_reasons`: `class NAME R P S` and `caller FN CLASS R P S`. */
+static int reasons_read(struct reasons *rs)
+{
+	static char buf[65536];
+	char *line, *save = NULL;
+	ssize_t r = statctl_read("flush_reasons", buf, sizeof(buf));
+
+	if (r < 0) {
+		diag("flush_reasons: %s", strerror((int)-r));
+		return -1;
+	}
+	memset(rs, 0, sizeof(*rs));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct reason *x;
+		int ok;
+
+		if (!strncmp(line, "class ", 6) && rs->nclass < CLASSES_MAX) {
+			x = &rs->cls[rs->nclass++];
+			ok = sscanf(line + 6, "%127s %" SCNu64 " %" SCNu64 " %"
+				    SCNu64, x->name, &x->requests,
+				    &x->performed, &x->skipped) == 4;
+		} else if (!strncmp(line, "caller ", 7) &&
+			   rs->ncaller < CALLERS_MAX) {
+			x = &rs->caller[rs->ncaller++];
+			ok = sscanf(line + 7, "%127s %63s %" SCNu64 " %" SCNu64
+				    " %" SCNu64, x->name, x->cls, &x->requests,
+				    &x->performed, &x->skipped) == 5;
+		} else {
+			ok = 0;
+		}
+		if (!ok) {
+			diag("flush_reasons: bad line '%s'", line);
+			return -1;
+		}
+		if (x->requests != x->performed + x->skipped) {
+			diag("flush_reasons: '%s': requests != performed + "
+			     "skipped", line);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const struct reason *reason_find(const struct reason *v, int n,
+					const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* requests of class @name in @b less those in @a */
+static uint64_t class_delta(const struct reasons *a, const struct reasons *b,
+			    const char *name)
+{
+	const struct reason *x = reason_find(a->cls, a->nclass, name);
+	const struct reason *y = reason_find(b->cls, b->nclass, name);
+
+	return (y ? y->requests : 0) - (x ? x->requests : 0);
+}
+
+/* flushes performed for class @name in @b less those in @a */
+static uint64_t class_performed(const struct reasons *a,
+				const struct reasons *b, const char *name)
+{
+	const struct reason *x = reason_find(a->cls, a->nclass, name);
+	const struct reason *y = reason_find(b->cls, b->nclass, name);
+
+	return (y ? y->performed : 0) - (x ? x->performed : 0);
+}
+
+/* The classes' and callers' changes between @a and @b, as diagnostics. */
+static void reasons_diag(const struct reasons *a, const struct reasons *b)
+{
+	int i;
+
+	for (i = 0; i < b->nclass; i++) {
+		uint64_t d = class_delta(a, b, b->cls[i].name);
+
+		if (d)
+			diag("  class %s +%" PRIu64, b->cls[i].name, d);
+	}
+	for (i = 0; i < b->ncaller; i++) {
+		const struct reason *x = reason_find(a->caller, a->ncaller,
+						     b->caller[i].name);
+		uint64_t d = b->caller[i].requests - (x ? x->requests : 0);
+
+		if (d)
+			diag("  caller %s (%s) +%" PRIu64, b->caller[i].name,
+			     b->caller[i].cls, d);
+	}
+}
+
+/*
+ * The periodic class moves as flush.periodic does over 5 s (the kernel's
+ * period, 2 s); proactive reclaim (memory.reclaim) of a cgroup holding 20
+ * MiB asks as `reclaim` where it flushes, which the diagnostics show.
+ */
+static int reasons_periodic_and_reclaim(const char *cg)
+{
+	char path[300];
+	size_t pages = FAULT_PAGES;
+	struct reasons a, b;
+	struct stats s0, s1;
+	struct child c;
+	uint64_t dp, dc;
+	int r, bad = 0;
+
+	if (stats_read(&s0) || reasons_read(&a))
+		return 1;
+	sleep_ms(5000);
+	if (stats_read(&s1) || reasons_read(&b))
+		return 1;
+	dp = stats_delta(&s0, &s1, "flush.periodic");
+	dc = class_delta(&a, &b, "periodic");
+	diag("5 s: flush.periodic +%" PRIu64 ", class periodic +%" PRIu64
+	     " (the reads of stats and flush_reasons are not one moment: "
+	     "they may differ by one)", dp, dc);
+	if (!dc || dc + 1 < dp || dc > dp + 1) {
+		diag("the periodic class does not follow flush.periodic");
+		bad++;
+	}
+	r = child_start(&c, cg, fault_and_hold, &pages);
+	if (!r)
+		r = child_wait_ready(&c, 60000);
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	if (r || reasons_read(&a)) {
+		child_kill(&c);
+		return bad + 1;
+	}
+	/* anon without swap cannot be reclaimed (EAGAIN): it still asks */
+	r = write_str(path, "10M");
+	child_kill(&c);
+	if (reasons_read(&b))
+		return bad + 1;
+	diag("memory.reclaim 10M of 20 MiB anon (%s):",
+	     r ? strerror(-r) : "reclaimed");
+	reasons_diag(&a, &b);
+	return bad;
+}
+
+/*
+ * The classes add up to the flush counters, each caller's class agrees
+ * with its class line, no raw address is printed, and memory.stat reads
+ * are reader requests: with flush_mode always, READS of them add READS
+ * to `reader` and to one caller of class reader; with never, the same
+ * reads are turned away (skipped). The periodic class moves with
+ * flush.periodic.
+ */
+static int test_reasons(void)
+{
+	static const char *const classes[] = {
+		"reader", "reclaim", "refault", "periodic", "async", "forced",
+		"unattributed",
+	};
+	char mode[32] = "", cg[256];
+	struct reasons r0, r1, r2;
+	struct stats s1, s2;
+	struct reads rd = { cg, READS };
+	uint64_t req = 0, perf = 0, sum[CLASSES_MAX] = { 0 };
+	size_t c;
+	int i, bad = 1;
+
+	if (cg_create_leaf("reasons", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	if (statctl_read_line("flush_mode", mode, sizeof(mode)) ||
+	    statctl_set("flush_mode", "always") || reasons_read(&r0) ||
+	    reads_run(&rd) || reasons_read(&r1) ||
+	    statctl_set("flush_mode", "never") || reads_run(&rd))
+		goto out;
+	/* a quiet moment: no request between the reads of stats around it */
+	for (i = 0; i < 10; i++) {
+		if (stats_read(&s1) || reasons_read(&r2) || stats_read(&s2))
+			goto out;
+		if (stat_must(&s1, "flush.requests") ==
+		    stat_must(&s2, "flush.requests"))
+			break;
+	}
+	bad = 0;
+	diag("%d memory.stat reads with flush_mode always:", READS);
+	reasons_diag(&r0, &r1);
+	diag("%d with never:", READS);
+	reasons_diag(&r1, &r2);
+	for (c = 0; c < ARRAY_SIZE(classes); c++)
+		if (!reason_find(r2.cls, r2.nclass, classes[c])) {
+			diag("no class %s", classes[c]);
+			bad++;
+		}
+	/* each caller's counts are in its class's */
+	for (i = 0; i < r2.ncaller; i++) {
+		const struct reason *x = &r2.caller[i];
+
+		for (c = 0; c < ARRAY_SIZE(classes); c++)
+			if (!strcmp(x->cls, classes[c]))
+				sum[c] += x->requests;
+		if (!strncmp(x->name, "0x", 2) || !strncmp(x->name, "ffff", 4)) {
+			diag("caller %s: an address, not a name", x->name);
+			bad++;
+		}
+	}
+	for (i = 0; i < r2.nclass; i++) {
+		req += r2.cls[i].requests;
+		perf += r2.cls[i].performed;
+		for (c = 0; c < ARRAY_SIZE(classes); c++)
+			if (!strcmp(r2.cls[i].name, classes[c]) &&
+			    c < 3 && r2.cls[i].requests < sum[c]) {
+				diag("class %s: %" PRIu64 " requests, its "
+				     "callers %" PRIu64, classes[c],
+				     r2.cls[i].requests, sum[c]);
+				bad++;
+			}
+	}
+	if (req != stat_must(&s1, "flush.requests") ||
+	    perf != stat_must(&s1, "flush.performed")) {
+		diag("the classes sum to %" PRIu64 " requests, %" PRIu64
+		     " performed; flush.requests %" PRIu64 ", performed %"
+		     PRIu64, req, perf,
+		     stat_must(&s1, "flush.requests"),
+		     stat_must(&s1, "flush.performed"));
+		bad++;
+	}
+	if (class_delta(&r0, &r1, "reader") < READS ||
+	    class_delta(&r1, &r2, "reader") < READS) {
+		diag("memory.stat reads are not all reader requests");
+		bad++;
+	}
+	bad += reasons_periodic_and_reclaim(cg);
+out:
+	if (mode[0] && statctl_set("flush_mode", mode))
+		bad++;
+	cg_destroy(cg);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* ---- the kernel's own view: rstat lock tracepoints (6.10+) --------- */
 /*
  * Flushes the module counts against the kernel's rstat lock tracepoints,
- * which see every rstat flush without the module's help: as many flushes,
- * and each one's duration (the module's clock runs from before it takes
- * the lock to after it lets it go) at least the time the kernel held the
- * lock: for every bucket's lower bound, at least as many of the module's
- * flushes as of the kernel's spans reach it, and the totals too. The
- * window has no other rstat flush: no periodic flush, no cgroup removed,
- * and no cpu.stat or io.stat reader.
+ * which see every rstat flush without the module's help, here those of
+ * this process's memory.stat reads: as many as the module's reader
+ * flushes (`flush_reasons`), and each one's duration (the module's clock
+ * runs from before it takes the lock to after it lets it go) at least the
+ * time the kernel held the lock: for every bucket's lower bound, at least
+ * as many of the module's flushes as of the kernel's spans reach it, and
+ * the totals too. The window has no periodic flush (flush_period_ms 0);
+ * a kworker's flushes (an earlier test's cgroup going offline) count in
+ * the module's histogram and totals, which only makes them larger.
  */
 static int test_rstat_oracle(void)
 {
@@ -371,8 +625,9 @@ static int test_rstat_oracle(void)
 	char mode[32] = "", period[32] = "", cg[256];
 	struct latency l0, l1;
 	struct stats s0, s1;
+	struct reasons why0, why1;
 	struct reads r = { cg, READS };
-	uint64_t dperf, dns, sum = 0, max = 0;
+	uint64_t dperf, dreader, dns, sum = 0, max = 0;
 	int n, i, k, bad = 1, skip = 0;
 
 	if (cg_create_leaf("rstat_oracle", cg, sizeof(cg)))
@@ -381,10 +636,11 @@ static int test_rstat_oracle(void)
 	    statctl_read_line("flush_period_ms", period, sizeof(period)) ||
 	    statctl_set("flush_mode", "always") ||
 	    statctl_set("flush_period_ms", "0") ||
-	    latency_snapshot(&l0, &s0))
+	    latency_snapshot(&l0, &s0) || reasons_read(&why0))
 		goto out;
 	n = rstat_flush_spans(read_once, reads_run, &r, spans, SPANS_MAX);
-	if (statctl_set("flush_mode", "never") || latency_snapshot(&l1, &s1))
+	if (statctl_set("flush_mode", "never") || latency_snapshot(&l1, &s1) ||
+	    reasons_read(&why1))
 		goto out;
 	if (n == -ENOENT) {
 		diag("no cgroup_rstat_locked tracepoint (before 6.10)");
@@ -405,13 +661,16 @@ static int test_rstat_oracle(void)
 	dperf = stat_must(&s1, "flush.performed") -
 		stat_must(&s0, "flush.performed");
 	dns = stat_must(&s1, "flush.ns_total") - stat_must(&s0, "flush.ns_total");
+	dreader = class_performed(&why0, &why1, "reader");
 	diag("%d reads (+1 to learn the lock's use): the kernel's rstat "
 	     "flushes %d, %" PRIu64 " ns held in all, longest %" PRIu64 " ns; "
-	     "the module's flush.performed +%" PRIu64 ", flush.ns_total +%"
-	     PRIu64, READS, n, sum, max, dperf, dns);
-	if (dperf != (uint64_t)n + 1) {
-		diag("the module counted %" PRIu64 " flushes, the kernel %d "
-		     "(+1)", dperf, n);
+	     "the module's reader flushes +%" PRIu64 ", flush.performed +%"
+	     PRIu64 ", flush.ns_total +%" PRIu64, READS, n, sum, max, dreader,
+	     dperf, dns);
+	reasons_diag(&why0, &why1);
+	if (dreader != (uint64_t)n + 1) {
+		diag("the module counted %" PRIu64 " reader flushes, the kernel "
+		     "%d (+1)", dreader, n);
 		bad++;
 	}
 	if (dns < sum) {
@@ -449,6 +708,7 @@ static const struct test tests[] = {
 	{ test_periodic, "periodic_flush" },
 	{ test_latency, "latency_histogram" },
 	{ test_rstat_oracle, "rstat_oracle" },
+	{ test_reasons, "flush_reasons" },
 };
 
 int main(void)

@@ -188,7 +188,7 @@ static int trace_append(const char *t, const char *file, const char *val)
 
 #define RSTAT_EV	"events/cgroup/cgroup_rstat_"
 #define RSTAT_SYNTH	"mcs_rstat_hold"
-#define RSTAT_CPUS	"hist:keys=cpu:vals=hitcount"
+#define RSTAT_CPUS	"hist:keys=cpu:vals=hitcount if common_pid == %d"
 #define RSTAT_HIST	"hist:keys=lat:vals=hitcount:size=4096"
 
 /*
@@ -203,15 +203,17 @@ struct rstat_marks {
 	char ts[160], lat[320];
 };
 
+/* Only this process's flushes: a kworker's (cgroup offlining) are not. */
 static void rstat_marks_make(struct rstat_marks *m, int first, int last)
 {
 	snprintf(m->ts, sizeof(m->ts),
-		 "hist:keys=common_pid:mcs_ts0=common_timestamp if cpu == %d",
-		 first);
+		 "hist:keys=common_pid:mcs_ts0=common_timestamp if cpu == %d "
+		 "&& common_pid == %d", first, (int)getpid());
 	snprintf(m->lat, sizeof(m->lat),
 		 "hist:keys=common_pid:mcs_lat=common_timestamp-$mcs_ts0:"
 		 "onmatch(cgroup.cgroup_rstat_locked).trace(" RSTAT_SYNTH
-		 ",$mcs_lat) if cpu == %d", last);
+		 ",$mcs_lat) if cpu == %d && common_pid == %d", last,
+		 (int)getpid());
 }
 
 static void rstat_triggers_remove(const char *t, const struct rstat_marks *m)
@@ -269,18 +271,20 @@ static int last_possible_cpu(void)
 static int rstat_detect(const char *t, int (*flush_once)(void *arg),
 			void *arg, struct rstat_marks *m)
 {
-	char path[256];
+	char path[256], cmd[128];
 	uint64_t count[256];
 	int64_t cpu[256];
 	int n, i, r;
 
-	r = trace_append(t, RSTAT_EV "locked/trigger", RSTAT_CPUS);
+	snprintf(cmd, sizeof(cmd), RSTAT_CPUS, (int)getpid());
+	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
 	if (r)
 		return r;
 	r = flush_once(arg);
 	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
 	n = r ? r : hist_numbers(path, "cpu:", count, cpu, 256);
-	trace_append(t, RSTAT_EV "locked/trigger", "!" RSTAT_CPUS);
+	snprintf(cmd, sizeof(cmd), "!" RSTAT_CPUS, (int)getpid());
+	trace_append(t, RSTAT_EV "locked/trigger", cmd);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)

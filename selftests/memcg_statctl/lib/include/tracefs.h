@@ -34,8 +34,8 @@ int hist_caller_sum(const char *path, const char *key, const char *caller,
 
 /*
  * The kernel's own view of rstat flushes (6.10+): while fn(arg) runs, the
- * time from each flush's first taking of the rstat lock to its last
- * release, from the cgroup_rstat_locked and cgroup_rstat_unlock
+ * time from each flush this process makes (not a kworker's) from its
+ * first taking of the rstat lock to its last release, from the cgroup_rstat_locked and cgroup_rstat_unlock
  * tracepoints paired per task through a synthetic event, in ns
  * (trace_clock mono). flush_once(arg) makes one flush first, to learn how
  * this kernel takes the lock. Puts the spans in @ns (at most @max) and
