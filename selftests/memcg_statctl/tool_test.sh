@@ -865,6 +865,68 @@ test_run_metric() {
 	return $r
 }
 
+# sweep of two knobs: every combination of their values, interleaved in
+# rounds, a warm-up run before each combination's first run (made, not
+# kept), --prepare and --cleanup around every run; the rows name every knob's
+# value, both knobs are restored, and compare reads the file. A --prepare
+# that fails stops the sweep naming it, and keeps the run that finished.
+# run --warmup-runs with --prepare and --cleanup too.
+test_sweep_knobs() {
+	needs_helpers || return $KSFT_SKIP
+	flush_control || return
+	old_mode=$(knob flush_mode)
+	old_every=$(knob update_flush_every)
+	log=$WORK/hooks.log
+	f=$WORK/knobs.json
+	rm -f "$log" "$f"
+	tool_ok sweep --knob flush_mode --values kernel,always \
+		--knob update_flush_every --values 0,32 --runs 2 --warmup-runs 1 \
+		--prepare "echo prepare >> $log" --cleanup "echo cleanup >> $log" \
+		--output "$f" -- "$FAULT_LOOP" 4 2 || return 1
+	diag_head "$WORK/out"
+	r=0
+	grep -q '^command seconds (s) by flush_mode,update_flush_every (2 runs per value)$' "$WORK/out" &&
+		grep -Eq '^flush_mode=always update_flush_every=32 +2 +[0-9.]+ ' "$WORK/out" || {
+		diag "no comparison table of the combinations"; r=1; }
+	# 4 combinations: 8 measured runs and 4 warm-up runs, each between the two
+	hooks=$(paste -sd' ' - <"$log")
+	want=$(for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do printf 'prepare cleanup '; done)
+	[ "$hooks " = "$want" ] || { diag "hooks ran: $hooks"; r=1; }
+	[ "$(knob flush_mode)" = "$old_mode" ] && [ "$(knob update_flush_every)" = "$old_every" ] || {
+		diag "knobs left at $(knob flush_mode) $(knob update_flush_every)"; r=1; }
+	no_groups_left || r=1
+	jq_true "$f" '.knob == "flush_mode,update_flush_every" and .complete' || r=1
+	jq_true "$f" '.parameters.knobs == {"flush_mode": ["kernel","always"], "update_flush_every": ["0","32"]}' || r=1
+	jq_true "$f" ".parameters.warmup_runs == 1 and .parameters.prepare == \"echo prepare >> $log\" and .parameters.cleanup == \"echo cleanup >> $log\"" || r=1
+	jq_true "$f" '[.runs[].value] == ([range(2)] | map("flush_mode=kernel update_flush_every=0", "flush_mode=kernel update_flush_every=32", "flush_mode=always update_flush_every=0", "flush_mode=always update_flush_every=32"))' || r=1
+	jq_true "$f" '(.rows | length) == 4 and all(.rows[]; .n == 2) and .rows[0].value == "flush_mode=kernel update_flush_every=0"' || r=1
+	t "$WORK/cmp" "$WORK/err" compare "$f" "$f"
+	[ "$RC" -eq 0 ] && grep -q '^  flush_mode=always update_flush_every=32: seconds on ' "$WORK/cmp" || {
+		diag "compare: exit $RC"; diag_head "$WORK/err"; diag_head "$WORK/cmp"; r=1; }
+	# a --prepare that fails on its second call: one run kept, exit 1
+	once=$WORK/prepared-once
+	rm -f "$once" "$f"
+	t "$WORK/out" "$WORK/err" sweep --knob flush_mode --values kernel,always \
+		--knob update_flush_every --values 0,32 --runs 1 \
+		--prepare "[ ! -e $once ] && touch $once" --output "$f" -- "$FAULT_LOOP" 1 1
+	[ "$RC" -eq 1 ] &&
+		grep -q "^memcg-statctl: --prepare '\[ ! -e $once \] && touch $once' exited with status 1 before flush_mode=kernel update_flush_every=32 run 1$" "$WORK/err" &&
+		grep -q '^sweep stopped: the results of the runs that finished' "$WORK/err" || {
+		diag "failing --prepare: exit $RC"; diag_head "$WORK/err"; r=1; }
+	jq_true "$f" '.complete == false and (.runs | length) == 1' || r=1
+	[ "$(knob flush_mode)" = "$old_mode" ] && [ "$(knob update_flush_every)" = "$old_every" ] || {
+		diag "knobs left at $(knob flush_mode) $(knob update_flush_every) after the failure"; r=1; }
+	no_groups_left || r=1
+	# run: two warm-up runs, then the measured one
+	rm -f "$log"
+	tool_ok run --warmup-runs 2 --prepare "echo p >> $log" --cleanup "echo c >> $log" \
+		--json -- "$FAULT_LOOP" 1 1 || r=1
+	[ "$(paste -sd' ' - <"$log")" = "p c p c p c" ] || { diag "run hooks: $(paste -sd' ' - <"$log")"; r=1; }
+	jq_true "$WORK/out" '.parameters.warmup_runs == 2 and .result.exit_statuses == [0]' || r=1
+	no_groups_left || r=1
+	return $r
+}
+
 # run --cgroup and run --pid on a task started outside the tool: measured for
 # --duration, nothing started, memory.stat deltas of that task's group.
 test_run_observe() {
@@ -1148,7 +1210,8 @@ test_no_debugfs() {
 
 TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
-run_readtwice sweep sweep_checks_first sweep_plot sweep_command run_metric run_observe \
+run_readtwice sweep sweep_checks_first sweep_plot sweep_command sweep_knobs run_metric \
+run_observe \
 sigint_run sigint_sweep sigint_sweep_partial parent_delegated experiment_parent \
 sigkill_leftover \
 unload_during_run unmount_during_run unload_during_sweep no_module no_debugfs"

@@ -91,6 +91,26 @@ TEST(ChecksFirst, SweepUsageErrorsComeBeforeTheModule) {
                      missing)},
         {with({"--workload", "readtwice"}), {}, "readtwice needs --dir DIR (where its files go)"},
         {knob, {}, "give one of: a workload, a command after `--`, --cgroup or --pid"},
+        // Several knobs: every knob and every value of each, before the module.
+        {with({"--knob", "update_flush_every", "--workload", "slab"}),
+         {},
+         "give one --values after each --knob (got 2 --knob and 1 --values)"},
+        {with({"--knob", "flush_mode", "--values", "never", "--workload", "slab"}),
+         {},
+         "--knob flush_mode given twice"},
+        {with({"--knob", "stock_hooks", "--values", "0,2", "--workload", "slab"}),
+         {},
+         "--values: stock_hooks rejects '2': 0 or 1"},
+        {with({"--knob", "flush_mod", "--values", "kernel", "--workload", "slab"}),
+         {},
+         "unknown knob `flush_mod` (the knobs are: flush_mode, flush_threshold, "
+         "flush_period_ms, update_flush_every, stock_hooks, objcg_flush_hooks)"},
+        {with({"--workload", "slab", "--warmup-runs", "1001"}),
+         {},
+         "--warmup-runs must be between 0 and 1000"},
+        {with({"--workload", "slab", "--warmup-runs", "x"}),
+         {},
+         "--warmup-runs must be an integer between 0 and 1000"},
     };
     for (const auto& c : cases) {
         const auto r = sweep_without_module(dir, c.args, c.command);
@@ -100,7 +120,10 @@ TEST(ChecksFirst, SweepUsageErrorsComeBeforeTheModule) {
     }
     // All good: only now the missing module; the workload given as in `run` or by name.
     for (const auto& workload :
-         {std::vector<std::string>{"--workload", "slab"}, std::vector<std::string>{"slab"}}) {
+         {std::vector<std::string>{"--workload", "slab"}, std::vector<std::string>{"slab"},
+          std::vector<std::string>{"slab", "--knob", "update_flush_every", "--values", "0,128",
+                                   "--warmup-runs", "2", "--prepare", "true", "--cleanup",
+                                   "true"}}) {
         const auto r = sweep_without_module(dir, with(workload));
         EXPECT_EQ(r.code, 3);
         EXPECT_NE(r.err.find("debugfs not mounted"), std::string::npos) << r.err;
@@ -158,6 +181,16 @@ TEST(ChecksFirst, WithTheModuleTheKnobMustExist) {
                      "flush_period_ms)\n");
 }
 
+TEST(ChecksFirst, WithTheModuleEveryKnobMustExist) {
+    const FakeDebugfs fake;
+    const auto r = CliRunner().run({"--debugfs", fake.root_string(), "sweep", "--knob",
+                                    "flush_mode", "--values", "kernel,never", "--knob",
+                                    "no_such_knob", "--values", "1,2", "--workload", "slab"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "memcg-statctl: unknown knob `no_such_knob` (the module has: flush_mode, "
+                     "flush_period_ms)\n");
+}
+
 TEST(ChecksFirst, FlushKnobRefusedWithoutFlushControlBeforeAnyRun) {
     const FakeDebugfs fake;
     fake.write("version", "module 0.1.0\nabi 1\nkernel 6.1.0-57-amd64\ngeneration 6.1\n"
@@ -174,6 +207,13 @@ TEST(ChecksFirst, FlushKnobRefusedWithoutFlushControlBeforeAnyRun) {
     EXPECT_EQ(r.err, "memcg-statctl: flush_mode=never needs flush control, which this kernel's "
                      "module does not have (flush_control missing; see `memcg-statctl "
                      "status`)\n");
+    EXPECT_EQ(writes, 0);
+    // The second of several knobs too.
+    const auto several =
+        cli.run({"--debugfs", fake.root_string(), "sweep", "--knob", "flush_period_ms", "--values",
+                 "2000", "--knob", "flush_mode", "--values", "kernel,never", "--workload", "slab"});
+    EXPECT_EQ(several.code, 1);
+    EXPECT_EQ(several.err, r.err);
     EXPECT_EQ(writes, 0);
 }
 

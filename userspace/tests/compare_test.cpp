@@ -663,6 +663,74 @@ TEST(CompareJson, Version3RowsIntervalAndSummary) {
               series["rows"].size() + j["hidden_rows"].get<std::size_t>());
 }
 
+TEST(CompareCli, ParametersOlderFilesLackAreTheirDefaults) {
+    const testing::TempDir dir;
+    const auto write = [&](const std::string& name, const Json& doc) {
+        auto file = (dir.path() / name).string();
+        std::ofstream(file) << doc.dump();
+        return file;
+    };
+    // Written before --warmup-runs, --prepare and --cleanup: it ran with none.
+    auto doc = load(sweep612);
+    doc["parameters"]["warmup_runs"] = 0;
+    doc["parameters"]["prepare"] = nullptr;
+    doc["parameters"]["cleanup"] = nullptr;
+    const auto same = cli({sweep61, write("same.json", doc)});
+    EXPECT_EQ(same.code, 0) << same.err;
+    doc["parameters"]["warmup_runs"] = 2;
+    doc["parameters"]["prepare"] = "sync";
+    const auto other = write("other.json", doc);
+    const auto differ = cli({sweep61, other});
+    EXPECT_EQ(differ.code, 1);
+    EXPECT_EQ(differ.err, fmt::format("memcg-statctl: the files did not measure the same "
+                                      "thing:\n  {0}: parameters.warmup_runs is 2, {1} has 0\n"
+                                      "  {0}: parameters.prepare is sync, {1} has null\n"
+                                      "(--allow-mismatch compares them anyway)\n",
+                                      other, sweep61));
+}
+
+// A sweep of several knobs: its knob names them all, its values name every knob's.
+Json several_knobs(Json doc) {
+    const auto value = [](const Json& v) {
+        return Json(fmt::format("flush_mode={} update_flush_every=0", v.get<std::string>()));
+    };
+    doc["knob"] = "flush_mode,update_flush_every";
+    doc["parameters"]["knob"] = doc["knob"];
+    doc["parameters"]["knobs"] = {{"flush_mode", doc["parameters"]["values"]},
+                                  {"update_flush_every", {"0"}}};
+    for (auto& v : doc["parameters"]["values"]) {
+        v = value(v);
+    }
+    for (auto* list : {&doc["runs"], &doc["rows"]}) {
+        for (auto& item : *list) {
+            item["value"] = value(item["value"]);
+        }
+    }
+    return doc;
+}
+
+TEST(CompareCli, SweepsOfSeveralKnobs) {
+    const testing::TempDir dir;
+    const auto a = (dir.path() / "a.json").string();
+    const auto b = (dir.path() / "b.json").string();
+    std::ofstream(a) << several_knobs(load(sweep61)).dump();
+    std::ofstream(b) << several_knobs(load(sweep612)).dump();
+    const auto r = cli({a, b});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find(" by flush_mode,update_flush_every\n"), std::string::npos) << r.out;
+    // The summary lines name the row once, not as `flush_mode,update_flush_every=...`.
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex("\n  flush_mode=never update_flush_every=0: ops_per_sec on "
+                          "6\\.12\\.[^ ]+ [-+][0-9.]+% ")))
+        << r.out;
+    EXPECT_EQ(r.out.find("update_flush_every=flush_mode"), std::string::npos) << r.out;
+    // Against the one-knob sweep: another knob and other values.
+    const auto mixed = cli({sweep61, b});
+    EXPECT_EQ(mixed.code, 1);
+    EXPECT_NE(mixed.err.find(": knob is flush_mode,update_flush_every, "), std::string::npos)
+        << mixed.err;
+}
+
 TEST(CompareCli, ExactErrors) {
     const auto missing = cli({sweep61, "/nonexistent/x.json"});
     EXPECT_EQ(missing.code, 1);

@@ -29,6 +29,11 @@ Command add_experiment_command(CLI::App& app, Context& ctx) {
         ->type_name("S")
         ->capture_default_str()
         ->check(positive<double>());
+    sub->add_option("--warmup-runs", opt->warmup_runs,
+                    "whole runs made and discarded before each value's first run")
+        ->capture_default_str()
+        ->type_name("N")
+        ->check(between(0, 1000));
     sub->add_option("--dir", opt->dir,
                     "refault/readtwice files: a block-device file system (not tmpfs)")
         ->capture_default_str();

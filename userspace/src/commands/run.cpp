@@ -8,6 +8,7 @@
 
 #include "output/result_schema.h"
 #include "run/environment.h"
+#include "run/schedule.h"
 #include "run/session.h"
 #include "run/signal_guard.h"
 
@@ -33,12 +34,37 @@ void run_command(const Context& ctx, RunCommandOptions& opt) {
     report.environment = current_environment(session.module_loaded() ? &client : nullptr);
     report.workload = session.kind();
     report.parameters = session.parameters();
+    // Warm-up runs first (their results are dropped), then the measured run; --prepare
+    // and --cleanup around each.
+    ScheduleSteps steps;
+    steps.name = [](const ScheduledRun& s) {
+        return s.warmup > 0 ? fmt::format("warm-up run {}", s.warmup) : std::string("the run");
+    };
+    steps.start = [](const ScheduledRun& /*s*/) {};
+    steps.run = [&session] { return session.run_once(); };
+    steps.failure = [&session](const ScheduledRun& s, const RunResult& r) {
+        // The measured run's failure is reported after its output, below.
+        return s.warmup > 0 ? command_failure(r, session.command_outputs()) : std::nullopt;
+    };
+    bool measured = false;
+    steps.keep = [&](const ScheduledRun& /*s*/, RunResult r) {
+        report.result = std::move(r);
+        measured = true;
+    };
     try {
-        report.result = session.run_once();
+        run_scheduled(run_schedule(1, 1, opt.run.warmup_runs), opt.run.hooks, steps);
     } catch (const Interrupted& e) {
         report.interrupted_by = interrupted_by(e);
         if (file) {
             file->write(run_document(report));
+        }
+        throw;
+    } catch (const ToolError&) {
+        if (measured) { // --cleanup failed after the measured run: keep what it measured
+            if (file) {
+                file->write(run_document(report));
+            }
+            make_output(opt.format.format(), ctx.env.out)->run(report);
         }
         throw;
     }

@@ -136,8 +136,11 @@ std::vector<std::string> compare_summary(const CompareTable& t, const CompareSec
         if (row.metric != sec.metric || !row.cells[0]) {
             continue;
         }
-        const auto where =
-            row.value.empty() ? std::string() : fmt::format("{}={}: ", sec.knob, row.value);
+        // Several knobs (`a,b`): the value names them all already (`a=1 b=2`).
+        const auto where = row.value.empty() ? std::string()
+                           : sec.knob.find(',') != std::string::npos
+                               ? row.value + ": "
+                               : fmt::format("{}={}: ", sec.knob, row.value);
         for (std::size_t i = 1; i < row.cells.size(); ++i) {
             const auto& c = row.cells[i];
             if (!c || !c->percent_change) {
@@ -484,7 +487,8 @@ std::string section_plot(const CompareTable& t, const CompareSection& sec, std::
             continue;
         }
         // The label in double quotes for gnuplot's data reader.
-        auto line = fmt::format("\"{}\"", row.value.empty() ? "-" : row.value);
+        auto line =
+            fmt::format("\"{}\"", row.value.empty() ? "-" : tick_label(sec.knob, row.value));
         for (const auto& c : row.cells) {
             line += ' ';
             line += data_cell(c);

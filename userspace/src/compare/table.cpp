@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -196,7 +197,19 @@ using Json = nlohmann::ordered_json;
 // among its parameters (the header rows of the table show them).
 bool ignored_parameter(const std::string& key) {
     return key == "parent" || key == "parent_from" || key == "kernel" || key == "cpus" ||
-           key == "knob" || key == "values"; // compared as the series' own knob and values
+           key == "knob" || key == "knobs" ||
+           key == "values"; // compared as the series' own knob and values
+}
+
+// A parameter added after the first documents, as its default: an older file ran with it.
+std::optional<std::string> default_parameter(const std::string& key) {
+    if (key == "warmup_runs") {
+        return "0";
+    }
+    if (key == "prepare" || key == "cleanup") {
+        return "null";
+    }
+    return std::nullopt;
 }
 
 std::string text(const Json& v) {
@@ -224,9 +237,11 @@ public:
             }
         }
         for (const auto& key : keys) {
-            check(fmt::format("{}parameters.{}", prefix, key),
-                  baseline.contains(key) ? text(baseline.at(key)) : "absent",
-                  value.contains(key) ? text(value.at(key)) : "absent");
+            const auto of = [&key](const Json& p) {
+                return p.contains(key) ? text(p.at(key))
+                                       : default_parameter(key).value_or("absent");
+            };
+            check(fmt::format("{}parameters.{}", prefix, key), of(baseline), of(value));
         }
     }
 

@@ -111,6 +111,19 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
             throw_if_stopped();
             const auto& var = variants[s.value_index];
             auto& job = jobs[j];
+            // Warm-up runs, as sweep's: before the variant's first run, under its knobs,
+            // none of their figures kept (nor collected).
+            for (int w = 1; s.round == 0 && w <= opt_.warmup_runs; ++w) {
+                fmt::print(err_, "[{}/{}] {} {}={} warm-up run {}/{}\n", step + 1, steps,
+                           job.metrics.front().title, knob, var.label, w, opt_.warmup_runs);
+                err_.flush();
+                for (const auto& [k, value] : var.knobs) {
+                    restorers_.write(k, value);
+                }
+                auto warm = job.make();
+                (void)run_once(*warm, job, var.cgroups.value_or(job.cgroups));
+                throw_if_stopped();
+            }
             fmt::print(err_, "[{}/{}] {} {}={} run {}/{}\n", ++step, steps,
                        job.metrics.front().title, knob, var.label, s.round + 1, opt_.runs);
             err_.flush();
@@ -312,7 +325,8 @@ void run_experiment(const ExperimentOptions& opt, const DebugfsClient& client,
     r.reference = recipe->reference;
     r.claim = recipe->claim;
     r.parameters = {{"runs", std::to_string(opt.runs)},
-                    {"duration", fmt::format("{:g}", opt.duration)}};
+                    {"duration", fmt::format("{:g}", opt.duration)},
+                    {"warmup_runs", std::to_string(opt.warmup_runs)}};
     try {
         Experiment e(client, err, opt, r, &file);
         r.environment = current_environment(&e.client());

@@ -33,6 +33,8 @@ struct ExperimentOptions {
     bool list = false;
     int runs = 5;
     double duration = 2;
+    // --warmup-runs: whole runs before each variant's first run, discarded
+    int warmup_runs = 0;
     std::string dir = "/var/tmp";          // refault and readtwice files (a block-device fs)
     std::optional<std::uint64_t> size_mib; // refault / readtwice file size; per recipe when unset
     std::string output;                    // --output; default experiment-NAME.json

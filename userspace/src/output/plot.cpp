@@ -96,6 +96,17 @@ std::string environment_text(const Environment& e) {
                        or_unknown(e.module_version.value_or("")));
 }
 
+std::string tick_label(const std::string& knob, const std::string& value) {
+    if (knob.find(',') == std::string::npos) {
+        return value;
+    }
+    std::string s;
+    for (const char c : value) {
+        s += c == ' ' ? std::string("\\n") : std::string(1, c);
+    }
+    return s;
+}
+
 std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file) {
     const auto figure = report.unit.empty() ? report.metric : report.unit;
     std::size_t min_runs = 0;
@@ -121,7 +132,8 @@ std::string gnuplot_script(const ComparisonReport& report, const std::filesystem
     s += "$data << EOD\n";
     for (std::size_t i = 0; i < report.rows.size(); ++i) {
         const auto& r = report.rows[i];
-        s += fmt::format("{} \"{}\" {:.6g} {:.6g}\n", i, r.value, r.summary.mean, r.summary.stddev);
+        s += fmt::format("{} \"{}\" {:.6g} {:.6g}\n", i, tick_label(report.knob, r.value),
+                         r.summary.mean, r.summary.stddev);
     }
     s += "EOD\n";
     s += fmt::format("plot $data using 1:3:xtic(2) with boxes title {}, '' using 1:3:4 with "

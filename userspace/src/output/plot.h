@@ -48,6 +48,11 @@ std::string error_bars_text(std::size_t min_runs, std::size_t max_runs);
 // "kernel 6.1.0-57-amd64, host box, module 0.1.0" (unknown_text for what is missing).
 std::string environment_text(const Environment& e);
 
+// A value as an x tick label inside a gnuplot data string: the value of a sweep of several
+// knobs (knob "a,b", value "a=1 b=2") one knob a line, as the whole would not fit below
+// its bar.
+std::string tick_label(const std::string& knob, const std::string& value);
+
 // A sweep's (or an experiment report's) mean per knob value, stddev error bars, the key
 // below the plot saying what the bars are.
 std::string gnuplot_script(const ComparisonReport& report, const std::filesystem::path& file);

@@ -57,6 +57,16 @@ std::vector<pid_t> parse_pids(const std::vector<std::string>& lists) {
     return pids;
 }
 
+// --warmup-runs, --prepare, --cleanup: how the runs were made, beside `warmup`.
+void add_schedule_parameters(Parameters& p, const RunOptions& o) {
+    const auto command = [](const std::string& c) {
+        return c.empty() ? Parameters(nullptr) : Parameters(c);
+    };
+    p["warmup_runs"] = o.warmup_runs;
+    p["prepare"] = command(o.hooks.prepare);
+    p["cleanup"] = command(o.hooks.cleanup);
+}
+
 } // namespace
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
@@ -75,9 +85,25 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
         ->type_name("S")
         ->check(positive<double>());
     sub.add_option("--warmup", o.warmup,
-                   "seconds the tasks run before the measurement starts (default 0)")
+                   "seconds the tasks of each run run before its measured window opens "
+                   "(default 0; whole discarded runs: --warmup-runs)")
         ->type_name("S")
         ->check(non_negative());
+    sub.add_option("--warmup-runs", o.warmup_runs,
+                   "whole runs made and discarded before the measured ones (a sweep: before "
+                   "each value's first run; in-run warm-up: --warmup)")
+        ->capture_default_str()
+        ->type_name("N")
+        ->check(between(0, 1000));
+    sub.add_option("--prepare", o.hooks.prepare,
+                   "shell command (/bin/sh -c) run before each run, warm-up runs included, "
+                   "outside the measured window (e.g. 'echo 3 > /proc/sys/vm/drop_caches'); "
+                   "a failure stops")
+        ->type_name("CMD");
+    sub.add_option("--cleanup", o.hooks.cleanup,
+                   "shell command (/bin/sh -c) run after each run, warm-up runs included; a "
+                   "failure stops")
+        ->type_name("CMD");
     sub.add_option("--parent", o.parent,
                    "build the cgroups below this existing cgroup (default: the tool's own "
                    "cgroup when systemd delegated it, else the root)")
@@ -187,6 +213,7 @@ Parameters RunSession::parameters() const {
         }
         p["duration"] = options_.duration.value_or(default_duration);
         p["warmup"] = options_.warmup;
+        add_schedule_parameters(p, options_);
         return p;
     }
     if (command_ != nullptr) {
@@ -198,6 +225,7 @@ Parameters RunSession::parameters() const {
     p["tasks"] = workload_->tasks_per_cgroup(options_.tasks);
     p["duration"] = options_.duration ? Parameters(*options_.duration) : Parameters(nullptr);
     p["warmup"] = options_.warmup;
+    add_schedule_parameters(p, options_);
     p["parent"] = parent_->dir().string();
     p["parent_from"] = parent_->why();
     if (kind_ == "page-fault") {

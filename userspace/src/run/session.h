@@ -18,6 +18,7 @@
 #include "cgroup/placement.h"
 #include "commands/cli.h"
 #include "output/reports.h"
+#include "run/shell_hooks.h"
 #include "workloads/command.h"
 #include "workloads/workload.h"
 
@@ -33,12 +34,14 @@ struct RunOptions {
     int depth = 1;
     int tasks = 1;
     std::optional<double> duration; // default: 5 s; a command: until it exits
-    double warmup = 0;
+    double warmup = 0;              // --warmup S: inside each run, before its measured window
+    int warmup_runs = 0; // --warmup-runs N: whole runs before the measured ones, discarded
+    ShellHooks hooks;    // --prepare, --cleanup: around every run, warm-up runs included
     std::optional<std::string> parent;
 };
 
-// Registers --cgroups --depth --tasks --duration --warmup --parent --metric --mode --dir
-// --size on `sub`.
+// Registers --cgroups --depth --tasks --duration --warmup --warmup-runs --prepare --cleanup
+// --parent --metric --mode --dir --size on `sub`.
 void add_run_options(CLI::App& sub, RunOptions& o);
 // Registers --cgroup and --pid (run only: a sweep needs something it starts itself).
 void add_observe_options(CLI::App& sub, RunOptions& o);

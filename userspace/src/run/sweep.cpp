@@ -38,6 +38,64 @@ std::vector<std::string> parse_sweep_values(const std::string& list) {
     return values;
 }
 
+std::vector<KnobValues> pair_knob_values(const std::vector<std::string>& knobs,
+                                         const std::vector<std::string>& value_lists) {
+    if (knobs.size() != value_lists.size()) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("give one --values after each --knob (got {} --knob and {} "
+                                    "--values)",
+                                    knobs.size(), value_lists.size()));
+    }
+    std::vector<KnobValues> pairs;
+    for (std::size_t i = 0; i < knobs.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            if (knobs[j] == knobs[i]) {
+                throw ToolError(ExitCode::usage, fmt::format("--knob {} given twice", knobs[i]));
+            }
+        }
+        pairs.push_back({knobs[i], parse_sweep_values(value_lists[i])});
+    }
+    return pairs;
+}
+
+std::vector<std::vector<std::string>> knob_combinations(const std::vector<KnobValues>& knobs) {
+    std::vector<std::vector<std::string>> combinations{{}};
+    for (const auto& k : knobs) {
+        std::vector<std::vector<std::string>> longer;
+        for (const auto& c : combinations) {
+            for (const auto& v : k.values) {
+                longer.push_back(c);
+                longer.back().push_back(v);
+            }
+        }
+        combinations = std::move(longer);
+    }
+    return knobs.empty() ? std::vector<std::vector<std::string>>{} : combinations;
+}
+
+std::string setting_name(const std::vector<KnobValues>& knobs,
+                         const std::vector<std::string>& combination) {
+    std::string s;
+    for (std::size_t i = 0; i < knobs.size() && i < combination.size(); ++i) {
+        s += fmt::format("{}{}={}", i == 0 ? "" : " ", knobs[i].knob, combination[i]);
+    }
+    return s;
+}
+
+std::string row_value(const std::vector<KnobValues>& knobs,
+                      const std::vector<std::string>& combination) {
+    return knobs.size() == 1 ? combination.at(0) : setting_name(knobs, combination);
+}
+
+std::string knobs_label(const std::vector<KnobValues>& knobs) {
+    std::vector<std::string> names;
+    names.reserve(knobs.size());
+    for (const auto& k : knobs) {
+        names.push_back(k.knob);
+    }
+    return fmt::format("{}", fmt::join(names, ","));
+}
+
 KnobRestorer::KnobRestorer(const DebugfsClient& client, std::string knob)
     : client_(client), knob_(std::move(knob)), original_(client.read_knob(knob_)) {}
 

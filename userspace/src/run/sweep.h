@@ -26,6 +26,32 @@ std::vector<SweepStep> sweep_order(std::size_t values, int runs);
 // Parses --values: comma-separated, no empty items, no duplicates (usage error otherwise).
 std::vector<std::string> parse_sweep_values(const std::string& list);
 
+// A knob a sweep varies and its values: one --knob and its --values.
+struct KnobValues {
+    std::string knob;
+    std::vector<std::string> values;
+};
+
+// Pairs the repeated --knob and --values options in the order given and parses each list
+// (parse_sweep_values). Usage errors: not as many --values as --knob, a knob given twice.
+std::vector<KnobValues> pair_knob_values(const std::vector<std::string>& knobs,
+                                         const std::vector<std::string>& value_lists);
+
+// Every combination of the knobs' values (one value per knob, in the knobs' order), the
+// first knob's value changing slowest, as nested loops; the first, every knob's first
+// value, is the baseline. One knob: its values.
+std::vector<std::vector<std::string>> knob_combinations(const std::vector<KnobValues>& knobs);
+
+// "flush_mode=never update_flush_every=128": a combination in progress lines and errors.
+std::string setting_name(const std::vector<KnobValues>& knobs,
+                         const std::vector<std::string>& combination);
+// A combination's row in the results: the value itself for one knob ("never", as sweeps
+// always named it), its setting_name for several.
+std::string row_value(const std::vector<KnobValues>& knobs,
+                      const std::vector<std::string>& combination);
+// The knob of the results: "flush_mode", or "flush_mode,update_flush_every" for several.
+std::string knobs_label(const std::vector<KnobValues>& knobs);
+
 // Remembers a knob's value and writes it back on destruction: normal end, error or
 // SIGINT/SIGTERM (which unwind through here, see signal_guard.h). Not when the module has
 // been unloaded meanwhile: its knobs went with it (a failure to restore is a warning).
