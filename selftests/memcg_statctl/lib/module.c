@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/module.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -22,58 +21,112 @@
 #include "include/child.h"
 #include "include/tracefs.h"
 
-#ifndef MODULE_INIT_COMPRESSED_FILE
-#define MODULE_INIT_COMPRESSED_FILE	4	/* Linux 5.17 */
-#endif
-
-/*
- * The compression the running kernel decompresses modules of itself
- * (CONFIG_MODULE_DECOMPRESS: /sys/module/compression, as kmod reads it),
- * as the file suffix it goes with; NULL when it decompresses none.
- */
-static const char *kernel_ko_suffix(void)
+/* The decompressor of each suffix DKMS or kbuild compresses modules with. */
+static const char *ko_decompressor(const char *ko)
 {
-	static const char *const names[][2] = {
-		{ "xz", ".xz" }, { "gzip", ".gz" }, { "zstd", ".zst" },
+	static const char *const tools[][2] = {
+		{ ".xz", "xz" }, { ".gz", "gzip" }, { ".zst", "zstd" },
 	};
-	char buf[32];
-	size_t i;
+	size_t i, n = strlen(ko);
 
-	if (read_file("/sys/module/compression", buf, sizeof(buf)) <= 0)
-		return NULL;
-	buf[strcspn(buf, "\n")] = 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(buf, names[i][0]))
-			return names[i][1];
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		size_t m = strlen(tools[i][0]);
+
+		if (n > m && !strcmp(ko + n - m, tools[i][0]))
+			return tools[i][1];
+	}
 	return NULL;
 }
 
-/* Whether @ko ends in @suffix. */
-static bool ends_with(const char *ko, const char *suffix)
+/*
+ * @ko decompressed by `TOOL -dc` into a malloc'd buffer (*@len bytes), as
+ * kmod's insmod does it. Not the kernel's own decompression
+ * (MODULE_INIT_COMPRESSED_FILE): its xz decoder takes only CRC32 checks,
+ * and DKMS compresses with xz's default, CRC64 (EINVAL). 0 or -errno.
+ */
+static int ko_decompress(const char *ko, const char *tool, char **buf,
+			 size_t *len)
 {
-	size_t n = strlen(ko), m = strlen(suffix);
+	size_t cap = 1 << 20;
+	int pipefd[2], status;
+	ssize_t r = 0;
+	pid_t pid;
 
-	return n >= m && !strcmp(ko + n - m, suffix);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execlp(tool, tool, "-dc", ko, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	*len = 0;
+	*buf = malloc(cap);
+	while (*buf) {
+		if (*len == cap) {
+			char *bigger = realloc(*buf, cap *= 2);
+
+			if (!bigger) {
+				free(*buf);
+				*buf = NULL;
+				break;
+			}
+			*buf = bigger;
+		}
+		r = read(pipefd[0], *buf + *len, cap - *len);
+		if (r <= 0)
+			break;
+		*len += r;
+	}
+	r = r < 0 ? -errno : *buf ? 0 : -ENOMEM;
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) < 0 && !r)
+		r = -errno;
+	if (!r && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		diag("%s -dc %s: exit status %d", tool, ko,
+		     WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		r = -ENOEXEC;
+	}
+	if (r) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return (int)r;
 }
 
 /*
- * finit_module() of @ko; a compressed file (as DKMS installs on kernels
- * that compress their modules) is handed to the kernel to decompress.
+ * finit_module() of a .ko; a compressed one (as DKMS installs it on
+ * kernels that compress their modules) is decompressed here and loaded
+ * with init_module().
  */
 int module_load(const char *ko, const char *params)
 {
-	const char *suffix = kernel_ko_suffix();
-	int fd, flags = 0, r = 0;
+	const char *tool = ko_decompressor(ko);
+	int fd, r = 0;
 
-	if (!ends_with(ko, ".ko"))
-		flags = suffix && ends_with(ko, suffix) ?
-			MODULE_INIT_COMPRESSED_FILE : -1;
-	if (flags < 0)
-		return -ENOEXEC;	/* compressed as this kernel cannot */
+	if (tool) {
+		size_t len = 0;
+		char *buf = NULL;
+
+		r = ko_decompress(ko, tool, &buf, &len);
+		if (r)
+			return r;
+		if (syscall(SYS_init_module, buf, len, params ? params : ""))
+			r = -errno;
+		free(buf);
+		return r;
+	}
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, params ? params : "", flags))
+	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
 		r = -errno;
 	close(fd);
 	return r;
@@ -145,17 +198,12 @@ static int beside_self(const char *file, char *path, size_t size)
 }
 
 /*
- * The file modules.dep of the running kernel names for NAME. With
- * @compressed, a NAME.ko.xz (or .gz, .zst) counts too, whether or not
- * this kernel can decompress it: it shows the module is installed. Without,
- * only what module_load() can load: NAME.ko, or NAME.ko compressed as the
- * kernel decompresses.
+ * The file modules.dep of the running kernel names for NAME: NAME.ko, or
+ * NAME.ko.xz (.gz, .zst), which module_load() decompresses.
  */
-static int installed_ko(const char *name, bool compressed, char *path,
-			size_t size)
+static int installed_ko(const char *name, char *path, size_t size)
 {
 	char dep[PATH_MAX], line[4096], want[NAME_LEN + 8];
-	const char *suffix = kernel_ko_suffix();
 	struct utsname u;
 	size_t wl;
 	FILE *f;
@@ -177,10 +225,8 @@ static int installed_ko(const char *name, bool compressed, char *path,
 		*colon = 0;
 		base = strrchr(line, '/');
 		base = base ? base + 1 : line;
-		if (strncmp(base, want, wl))
-			continue;
-		if (base[wl] && !(compressed && base[wl] == '.') &&
-		    !(suffix && !strcmp(base + wl, suffix)))
+		if (strncmp(base, want, wl) ||
+		    (base[wl] && !ko_decompressor(base)))
 			continue;
 		if (snprintf(path, size, "%s%s/%s",
 			     line[0] == '/' ? "" : "/lib/modules/",
@@ -203,7 +249,7 @@ const char *ko_find(const char *name, const char *env)
 		return ko;
 	snprintf(file, sizeof(file), "%s.ko", name);
 	if (!beside_self(file, path, PATH_MAX) ||
-	    !installed_ko(name, false, path, PATH_MAX))
+	    !installed_ko(name, path, PATH_MAX))
 		return path;
 	return NULL;
 }
@@ -267,8 +313,8 @@ static void module_autoload(void)
 	r = modprobe(MODULE_NAME, params);
 	if (!r && module_loaded(MODULE_NAME))
 		return;
-	/* installed (compressed, say) but not loadable: not a skip */
-	if (!installed_ko(MODULE_NAME, true, path, sizeof(path)))
+	/* installed but not loadable: not a skip */
+	if (!installed_ko(MODULE_NAME, path, sizeof(path)))
 		ksft_exit_fail_msg("modprobe %s failed (status %d) with %s installed\n",
 				   MODULE_NAME, r, path);
 	ksft_exit_skip("module %s not loaded and not found (%s, modprobe)\n",

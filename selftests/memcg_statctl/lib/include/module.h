@@ -8,8 +8,8 @@
 #define MODULE_NAME	"memcg_statctl"
 
 /*
- * finit_module() of a .ko, or of a .ko compressed as the running kernel
- * decompresses (CONFIG_MODULE_DECOMPRESS): 0 or -errno.
+ * finit_module() of a .ko; a .ko.xz (.gz, .zst) is decompressed by
+ * xz -dc (gzip, zstd) and loaded with init_module(). 0 or -errno.
  */
 int module_load(const char *ko, const char *params);
 int module_unload(const char *name, int timeout_ms);	/* delete_module */
@@ -21,9 +21,8 @@ bool module_gone(const char *name);
 /*
  * The .ko of module NAME to (re)load: $ENV when set, else NAME.ko beside
  * the test program (a kselftest package carries it there), else the
- * file modules.dep names for the running kernel (where DKMS installs it)
- * if module_load() can load it: uncompressed, or compressed as the kernel
- * decompresses. NULL when there is none.
+ * file modules.dep names for the running kernel (where DKMS installs it,
+ * compressed on 6.12 and later). NULL when there is none.
  */
 const char *ko_find(const char *name, const char *env);
 /* ko_find() of the module: $MEMCG_STATCTL_KO, beside, modules.dep. */
