@@ -3,6 +3,7 @@
 // the Prometheus histogram, and what `stats` prints with the file, without it and with a
 // malformed one.
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 #include "output/openmetrics.h"
 #include "output/output.h"
 #include "output/result_schema.h"
+#include "run/sweep.h"
 
 namespace memcg_statctl {
 namespace {
@@ -331,6 +333,67 @@ TEST(FlushLatencyCli, OpenMetricsHistogram) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(name + R"(_count\{[^}]*\} 1200\n)")));
     // No percentile gauges: histogram_quantile() computes them from the buckets.
     EXPECT_EQ(r.out.find("p50"), std::string::npos);
+}
+
+// A sweep of one value whose two runs flushed 4 times each, in [1K, 2K) and in [4K, inf).
+ComparisonReport two_run_sweep(const std::string& value, std::vector<LatencyHistogram> latencies) {
+    const auto counters = parse_stats("flush.performed 4\nflush.ns_total 10000\n");
+    ValueRuns v{value, {10, 12}, {counters, counters}, {1, 1}, {}, latencies};
+    auto r = compare("flush_mode", "stat-reader", {v});
+    for (std::size_t i = 0; i < latencies.size(); ++i) {
+        RunResult run;
+        run.seconds = 1;
+        run.ops_per_sec = v.samples[i];
+        run.counters = counters;
+        run.flush_latency = latencies[i];
+        run.derived = derive(counters, 1.0, run.flush_latency);
+        r.runs.push_back({value, static_cast<int>(i) + 1, run});
+    }
+    return r;
+}
+
+TEST(FlushLatency, SweepRowsTakeThePercentilesOfTheRunsSummed) {
+    const auto r = two_run_sweep("kernel", {three_buckets(4, 0, 0), three_buckets(0, 0, 4)});
+    ASSERT_EQ(r.rows.size(), 1U);
+    // 8 flushes: rank 4 ends [1K, 2K); ranks 7.2 and 7.92 fall in the unbounded bucket.
+    EXPECT_DOUBLE_EQ(*derived_value(r.rows[0].derived, "flush.ns_p50"), 2048.0);
+    EXPECT_DOUBLE_EQ(*derived_value(r.rows[0].derived, "flush.ns_p90"), 4096.0);
+    EXPECT_DOUBLE_EQ(*derived_value(r.rows[0].derived, "flush.ns_p99"), 4096.0);
+    const auto doc = sweep_document(r);
+    EXPECT_DOUBLE_EQ(doc["rows"][0]["derived"]["flush.ns_p50"].get<double>(), 2048.0);
+    EXPECT_EQ(doc["runs"][1]["flush_latency"][2]["count"], 4);
+    EXPECT_DOUBLE_EQ(doc["runs"][0]["derived"]["flush.ns_p50"].get<double>(), 1536.0);
+    // A run without the histogram: no honest percentile for the row.
+    const auto partial = two_run_sweep("kernel", {three_buckets(4, 0, 0)});
+    EXPECT_EQ(derived_value(partial.rows[0].derived, "flush.ns_p50"), std::nullopt);
+    EXPECT_TRUE(derived_value(partial.rows[0].derived, "ns_per_flush").has_value());
+}
+
+TEST(FlushLatencyCli, ComparePutsThePercentilesSideBySide) {
+    const testing::TempDir dir;
+    const auto a = (dir.path() / "a.json").string();
+    const auto b = (dir.path() / "b.json").string();
+    std::ofstream(a) << sweep_document(two_run_sweep("kernel", {three_buckets(4, 0, 0),
+                                                                three_buckets(4, 0, 0)}))
+                            .dump(2);
+    std::ofstream(b) << sweep_document(two_run_sweep("kernel", {three_buckets(0, 4, 0),
+                                                                three_buckets(0, 4, 0)}))
+                            .dump(2);
+    CliRunner cli;
+    const auto r = cli.run({"compare", "--json", "--metrics", "flush.ns_p50", a, b});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& rows = j["series"][0]["rows"];
+    const auto row = std::find_if(rows.begin(), rows.end(),
+                                  [](const auto& x) { return x["metric"] == "flush.ns_p50"; });
+    ASSERT_NE(row, rows.end()) << r.out;
+    EXPECT_DOUBLE_EQ((*row)["files"][0]["mean"].get<double>(), 1536.0);
+    EXPECT_DOUBLE_EQ((*row)["files"][1]["mean"].get<double>(), 3072.0);
+    EXPECT_DOUBLE_EQ((*row)["files"][1]["percent_change"].get<double>(), 100.0);
+    const auto text = cli.run({"compare", "--metrics", "flush.ns_p50,flush.ns_p99", a, b});
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("\nflush.ns_p50 "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("\nflush.ns_p99 "), std::string::npos) << text.out;
 }
 
 } // namespace
