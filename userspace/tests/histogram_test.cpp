@@ -307,6 +307,32 @@ TEST(FlushLatencyCli, WatchShowsTheIntervalsHistogram) {
     EXPECT_NE(text.out.find("[1K, 2K)  3 |" + std::string(50, '@') + "|\n[2K, 4K)  0 |"),
               std::string::npos)
         << text.out;
+    step = 0;
+    fake.write("stats", "flush.performed 0\n");
+    fake.write("flush_latency", testing::flush_latency_text({}));
+    const auto csv = cli.run(
+        {"--debugfs", fake.root_string(), "stats", "--watch", "2", "--count", "1", "--csv"});
+    ASSERT_EQ(csv.code, 0) << csv.err;
+    // The count in `delta`, per second in `per_second`.
+    EXPECT_NE(csv.out.find("\n1,2,flush_latency.1024-2048,3,1.5\n"), std::string::npos) << csv.out;
+    EXPECT_NE(csv.out.find("\n1,2,flush_latency.549755813888-inf,0,0\n"), std::string::npos)
+        << csv.out;
+}
+
+TEST(FlushLatency, RunCsvAndJsonCarryTheDelta) {
+    RunReport run;
+    run.result.seconds = 1;
+    run.result.counters = parse_stats("flush.performed 10\n");
+    run.result.flush_latency = three_buckets(3, 5, 2);
+    std::ostringstream csv;
+    make_output(OutputFormat::csv, csv)->run(run);
+    EXPECT_TRUE(csv.str().ends_with("\nflush_latency.1024-2048,3\nflush_latency.2048-4096,5\n"
+                                    "flush_latency.4096-inf,2\n"))
+        << csv.str();
+    const auto j = run_document(run);
+    EXPECT_EQ(j["result"]["flush_latency"][1]["count"], 5);
+    run.result.flush_latency.reset();
+    EXPECT_TRUE(run_document(run)["result"]["flush_latency"].is_null());
 }
 
 TEST(FlushLatencyCli, OpenMetricsHistogram) {
