@@ -1,7 +1,7 @@
 #!/bin/bash
 # A stand-in for the module's debugfs directory (module/ABI.md), for host
 # checks that drive the tool with --debugfs DIR: version, hooks, stats,
-# reset and the knobs, as userspace/tests/fake_debugfs.cpp makes them for
+# flush_latency, reset and the knobs, as userspace/tests/fake_debugfs.cpp makes them for
 # the unit tests. Source it; fake_debugfs_make DIR creates DIR,
 # fake_debugfs_feed DIR & keeps its counters growing until killed.
 # shellcheck disable=SC2034  # used by the scripts sourcing this
@@ -22,6 +22,28 @@ charge_stock.misses $((n * 50))
 EOS
 	chmod 0400 "$dir/.stats"
 	mv -f "$dir/.stats" "$dir/stats"
+	fake_debugfs_latency "$dir" "$n"
+}
+
+# fake_debugfs_latency DIR N: flush_latency after N steps, its 41 log2
+# buckets summing to flush.performed (30 N): 12 N in [1K,2K), 15 N in
+# [2K,4K), 3 N in [4K,8K), as flush.ns_total's 2500 ns mean suggests.
+fake_debugfs_latency() {
+	local dir=$1 n=$2 k lo hi count
+	for ((k = 0; k <= 40; k++)); do
+		lo=$((k == 0 ? 0 : 1 << (k - 1)))
+		hi=$((1 << k))
+		((k == 40)) && hi=inf
+		case $k in
+		11) count=$((n * 12)) ;;
+		12) count=$((n * 15)) ;;
+		13) count=$((n * 3)) ;;
+		*) count=0 ;;
+		esac
+		echo "$lo $hi $count"
+	done >"$dir/.flush_latency"
+	chmod 0400 "$dir/.flush_latency"
+	mv -f "$dir/.flush_latency" "$dir/flush_latency"
 }
 
 # fake_debugfs_make DIR: a healthy 6.1 module with the default knobs.

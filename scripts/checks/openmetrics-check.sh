@@ -6,6 +6,8 @@
 # - `promtool check metrics` accepts `stats --openmetrics`, with the module
 #   and without it (then memcg_statctl_up 0 and nothing else);
 # - its values are those of `stats --json` and `get --json`;
+# - the flush latency histogram: cumulative buckets, +Inf = _count =
+#   flush.performed, _sum = flush.ns_total in seconds;
 # - option errors exit 2 with one line;
 # - `stats --textfile-dir` feeds Debian's prometheus-node-exporter (its
 #   textfile collector only, on 127.0.0.1:MCS_OM_PORT, default 19100 or the
@@ -43,7 +45,7 @@ trap cleanup EXIT
 debugfs=$work/debugfs/memcg_statctl
 mkdir -p "$work/debugfs" "$work/textfile"
 cp -r "$fixture" "$debugfs"
-chmod 0400 "$debugfs"/version "$debugfs"/hooks "$debugfs"/stats
+chmod 0400 "$debugfs"/version "$debugfs"/hooks "$debugfs"/stats "$debugfs"/flush_latency
 chmod 0200 "$debugfs"/reset
 for f in flush_mode flush_threshold flush_period_ms update_flush_every stock_hooks objcg_flush_hooks; do
 	chmod 0600 "$debugfs/$f"
@@ -62,16 +64,22 @@ wait_for() {
 }
 
 # expected: "metric value" lines from stats --json and get --json, by the
-# names of docs/output.md (counter keys with or without dots).
+# names of docs/output.md (counter keys with or without dots). The
+# percentiles flush.ns_pNN are not exported (histogram_quantile() makes
+# them); the histogram's _count and _sum are.
 expected() {
 	mcs stats --json | jq -r '
 		def norm: with_entries(.key |= gsub("\\."; "_"));
+		(.flush_latency // empty |
+			"memcg_statctl_flush_duration_seconds_count \(map(.count) | add)"),
+		(select(.flush_latency != null) |
+			"memcg_statctl_flush_duration_seconds_sum \(.counters["flush.ns_total"] / 1e9)"),
 		def num(d): if . == null then "NaN" else . / d end;
 		(.counters | norm | to_entries[] |
 			if .key == "flush_ns_total" then "memcg_statctl_flush_seconds_total \(.value / 1e9)"
 			elif .key == "flush_ns_max" then "memcg_statctl_flush_max_seconds \(.value / 1e9)"
 			else "memcg_statctl_\(.key)_total \(.value)" end),
-		(.derived | norm | to_entries[] |
+		(.derived | with_entries(select(.key | startswith("flush.ns_p") | not)) | norm | to_entries[] |
 			if .key == "ns_per_flush" then "memcg_statctl_flush_mean_seconds \(.value | num(1e9))"
 			elif (.key | endswith("_pct")) then
 				"memcg_statctl_\(.key | sub("_pct$"; "_ratio")) \(.value | num(100))"
@@ -135,6 +143,29 @@ check "its values are those of stats --json and get --json" same_values "$work/o
 check "HELP and TYPE: flush.requests is the counter memcg_statctl_flush_requests_total" \
 	grep -qx '# TYPE memcg_statctl_flush_requests_total counter' "$work/once.prom"
 
+# histogram FILE: memcg_statctl_flush_duration_seconds has a bucket per
+# finite hi of flush_latency, cumulative counts that never decrease, and a
+# last bucket le="+Inf" equal to _count and to flush.performed.
+histogram() {
+	local name=memcg_statctl_flush_duration_seconds performed finite
+	grep -qx "# TYPE $name histogram" "$1" || { echo "no TYPE line"; return 1; }
+	performed=$(mcs stats --json | jq '.counters["flush.performed"]')
+	finite=$(mcs stats --json | jq '[.flush_latency[] | select(.hi != null)] | length')
+	grep "^${name}_bucket{" "$1" | awk -v performed="$performed" -v finite="$finite" '
+		{ le = $0; sub(/.*le="/, "", le); sub(/".*/, "", le) }
+		$NF + 0 < last { print "bucket le=" le " decreases"; bad = 1 }
+		{ last = $NF + 0; n++; if (le != "+Inf") finite_seen++; final = le }
+		END {
+			if (final != "+Inf") { print "last bucket le=" final; bad = 1 }
+			if (last != performed) { print "+Inf " last " != flush.performed " performed; bad = 1 }
+			if (finite_seen != finite) { print finite_seen " finite buckets, not " finite; bad = 1 }
+			exit bad
+		}' || return 1
+	grep -q "^${name}_count{.*} $performed\$" "$1" || { echo "_count is not $performed"; return 1; }
+}
+check "the flush latency histogram: cumulative buckets, +Inf = _count = flush.performed" \
+	histogram "$work/once.prom"
+
 mv "$debugfs" "$debugfs.away"
 check "without the module: exit 0" once "$work/down.prom"
 check "without the module: memcg_statctl_up 0 and no other sample" up_only "$work/down.prom"
@@ -195,8 +226,8 @@ served_up() {
 served_clean() { served_up 1 && grep -qx 'node_textfile_scrape_error 0' "$work/metrics"; }
 check "/metrics has memcg_statctl_up 1 and no textfile scrape error" served_clean
 # What a Prometheus server scraping the exporter gets, as TAP comments.
-echo "# curl -s $url | grep '^memcg_statctl_' | head -40:"
-grep '^memcg_statctl_' "$work/metrics" | head -40 | sed 's/^/#   /'
+echo "# curl -s $url | grep '^memcg_statctl_' | grep -v _bucket | head -40:"
+grep '^memcg_statctl_' "$work/metrics" | grep -v _bucket | head -40 | sed 's/^/#   /'
 
 # New counts in the fixture: the writer's next file carries them.
 chmod 0600 "$debugfs/stats"

@@ -566,6 +566,30 @@ test_stats_json() {
 	done <"$DBG/stats"
 }
 
+# stats --json: flush_latency has the file's buckets, the last unbounded, and
+# their counts sum to flush.performed (the two files are read one after the
+# other: a flush in between differs by one, so up to 5 tries); without the
+# file (no flush control) it is null.
+test_stats_flush_latency() {
+	command -v jq >/dev/null 2>&1 || { skip "jq not installed"; return $KSFT_SKIP; }
+	tool_ok stats --json || return 1
+	if [ ! -e "$DBG/flush_latency" ]; then
+		jq_true "$WORK/out" '.flush_latency == null' || return 1
+		skip "no $DBG/flush_latency (no flush control)"
+		return $KSFT_SKIP
+	fi
+	jq_true "$WORK/out" "(.flush_latency | length) == $(wc -l <"$DBG/flush_latency") and
+		.flush_latency[-1].hi == null" || return 1
+	for _try in 1 2 3 4 5; do
+		tool_ok stats --json || return 1
+		[ "$(jq -r '(.flush_latency | map(.count) | add) == .counters["flush.performed"]' \
+			"$WORK/out")" = true ] && return 0
+	done
+	diag "flush_latency's counts do not sum to flush.performed"
+	diag_head "$WORK/out"
+	return 1
+}
+
 # stats --watch 1 --count 2: two intervals of about a second each, text and JSON.
 test_stats_watch() {
 	start=$(date +%s)
@@ -1208,7 +1232,8 @@ test_no_debugfs() {
 
 # ---- main --------------------------------------------------------------------
 
-TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json stats_watch \
+TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json \
+stats_flush_latency stats_watch \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
 run_readtwice sweep sweep_checks_first sweep_plot sweep_command sweep_knobs run_metric \
 run_observe \

@@ -21,12 +21,31 @@ TempDir::~TempDir() {
     std::filesystem::remove_all(path_, ec);
 }
 
+std::string flush_latency_text(const std::vector<std::pair<int, std::uint64_t>>& counts) {
+    std::string text;
+    for (int k = 0; k <= 40; ++k) {
+        std::uint64_t count = 0;
+        for (const auto& [index, n] : counts) {
+            count = index == k ? n : count;
+        }
+        const auto lo = k == 0 ? 0 : std::uint64_t{1} << (k - 1);
+        const auto hi = k == 40 ? std::string("inf") : std::to_string(std::uint64_t{1} << k);
+        text += std::to_string(lo) + " " + hi + " " + std::to_string(count) + "\n";
+    }
+    return text;
+}
+
+std::string sample_flush_latency() {
+    return flush_latency_text({{11, 400}, {12, 700}, {13, 100}});
+}
+
 FakeDebugfs::FakeDebugfs() {
     using std::filesystem::perms;
     std::filesystem::create_directory(root());
     write("version", sample_version);
     write("hooks", sample_hooks);
     write("stats", sample_stats);
+    write("flush_latency", sample_flush_latency());
     write("reset", "", perms::owner_write);
     write("flush_mode", "kernel\n", perms::owner_read | perms::owner_write);
     write("flush_period_ms", "2000\n", perms::owner_read | perms::owner_write);
@@ -37,6 +56,10 @@ void FakeDebugfs::write(const std::string& name, std::string_view content,
     const auto path = root() / name;
     std::ofstream(path, std::ios::trunc) << content;
     std::filesystem::permissions(path, perms);
+}
+
+void FakeDebugfs::remove(const std::string& name) const {
+    std::filesystem::remove(root() / name);
 }
 
 std::string FakeDebugfs::read(const std::string& name) const {

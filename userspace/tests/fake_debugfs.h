@@ -2,9 +2,12 @@
 // files of module/ABI.md, so the client and the CLI can be tested without the module.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace memcg_statctl::testing {
 
@@ -46,16 +49,24 @@ inline constexpr std::string_view sample_stats = "flush.requests 1234\n"
                                                  "charge_stock.attempts 1000\n"
                                                  "charge_stock.misses 50\n";
 
+// `flush_latency` as the module writes it: 41 log2 buckets, [0,1), [1,2) ... [2^39,inf),
+// with `counts` {bucket index, count} and 0 elsewhere.
+std::string flush_latency_text(const std::vector<std::pair<int, std::uint64_t>>& counts);
+
+// sample_stats' 1200 performed flushes: 400 in [1K,2K), 700 in [2K,4K), 100 in [4K,8K).
+std::string sample_flush_latency();
+
 class FakeDebugfs {
 public:
-    // Creates <tmp>/memcg_statctl with version, hooks, stats, reset and the knobs
-    // flush_mode=kernel and flush_period_ms=2000.
+    // Creates <tmp>/memcg_statctl with version, hooks, stats, flush_latency, reset and the
+    // knobs flush_mode=kernel and flush_period_ms=2000.
     FakeDebugfs();
     std::filesystem::path root() const { return dir_.path() / "memcg_statctl"; }
     std::string root_string() const { return root().string(); }
     void write(const std::string& name, std::string_view content,
                std::filesystem::perms perms = std::filesystem::perms::owner_read) const;
     std::string read(const std::string& name) const;
+    void remove(const std::string& name) const; // e.g. flush_latency: an older module
 
 private:
     TempDir dir_;

@@ -65,13 +65,18 @@ TEST(Names, DocsListTheCountersAndDerivedValues) {
     EXPECT_EQ(table_names(md, "derived value"), strings(derived_names()));
 }
 
+// A flush latency histogram with flushes in it: every percentile is defined.
+LatencyHistogram some_latency() {
+    return parse_flush_latency(testing::sample_flush_latency());
+}
+
 TEST(Names, DeriveGivesEveryDerivedName) {
     Counters all;
     for (const auto name : counter_names()) {
         all.add(std::string(name), 10);
     }
     std::vector<std::string> derived;
-    for (const auto& d : derive(all, 1.0)) {
+    for (const auto& d : derive(all, 1.0, some_latency())) {
         derived.push_back(d.name);
     }
     EXPECT_EQ(derived, strings(derived_names()));
@@ -95,8 +100,10 @@ std::string render(const std::function<void(Output&)>& write, OutputFormat forma
 }
 
 ComparisonReport every_counter_sweep() {
-    ValueRuns a{"kernel", {1, 2}, {every_counter(), every_counter()}, {1, 1}, {}};
-    ValueRuns b{"never", {3, 4}, {every_counter(), every_counter()}, {1, 1}, {}};
+    ValueRuns a{"kernel", {1, 2}, {every_counter(), every_counter()},
+                {1, 1},   {},     {some_latency(), some_latency()}};
+    ValueRuns b{"never", {3, 4}, {every_counter(), every_counter()},
+                {1, 1},  {},     {some_latency(), some_latency()}};
     auto r = compare("flush_mode", "stat-reader", {a, b});
     r.environment.kernel = "6.1.0-57-amd64";
     for (const auto* v : {&a, &b}) {
@@ -105,7 +112,8 @@ ComparisonReport every_counter_sweep() {
             run.seconds = 1;
             run.ops_per_sec = v->samples[i];
             run.counters = v->counter_deltas[i];
-            run.derived = derive(*run.counters, 1.0);
+            run.flush_latency = v->flush_latencies[i];
+            run.derived = derive(*run.counters, 1.0, run.flush_latency);
             r.runs.push_back({v->value, static_cast<int>(i) + 1, run});
         }
     }
@@ -198,7 +206,8 @@ constexpr auto every_metric =
     "charge_stock.refills, charge_stock.drains, obj_stock.attempts, obj_stock.misses, "
     "obj_stock.refills, obj_stock.drains, objcg_vmstat.updates, objcg_vmstat.flushes, "
     "stat_updates, stat_updates.amount, caller.recovered, caller.unattributed, "
-    "flushes_per_sec, ns_per_flush, charge_stock_hit_pct, obj_stock_hit_pct, "
+    "flushes_per_sec, ns_per_flush, flush.ns_p50, flush.ns_p90, flush.ns_p99, "
+    "charge_stock_hit_pct, obj_stock_hit_pct, "
     "objcg_vmstat_miss_pct, pgfault, pgmajfault, workingset_refault_anon, "
     "workingset_refault_file, anon, file, slab";
 

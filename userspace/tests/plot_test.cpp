@@ -18,7 +18,7 @@ namespace {
 
 ComparisonReport report() {
     return compare("flush_mode", "slab",
-                   {{"kernel", {100, 110}, {}, {}, {}}, {"never", {120, 130}, {}, {}, {}}});
+                   {{"kernel", {100, 110}, {}, {}, {}, {}}, {"never", {120, 130}, {}, {}, {}, {}}});
 }
 
 TEST(Plot, FormatFromExtension) {

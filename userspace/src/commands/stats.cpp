@@ -63,7 +63,13 @@ MetricsSnapshot read_snapshot(const DebugfsClient& client, const std::string& ke
         client.require_module();
         s.version = client.version();
         s.counters = client.stats();
-        s.derived = derive(s.counters, std::nullopt); // totals: no time base, as stats --json
+        // Totals: no time base, as stats --json. No percentiles: Prometheus' own
+        // histogram_quantile() makes them from the histogram below.
+        s.derived = derive(s.counters, std::nullopt);
+        const auto ns_total = s.counters.get("flush.ns_total");
+        if (const auto latency = client.flush_latency(); latency && ns_total) {
+            s.flush_latency = flush_duration_histogram(*latency, *ns_total);
+        }
         for (const auto& name : client.knob_names()) {
             s.knobs.emplace_back(name, client.read_knob(name));
         }
@@ -194,14 +200,25 @@ struct StatsOptions {
     OpenMetricsOptions openmetrics;
 };
 
-IntervalReport make_interval(int index, double requested, double seconds, const Counters& before,
-                             const Counters& after) {
+// The counters and the flush latency histogram (nullopt without its file), read together.
+struct StatsSample {
+    Counters counters;
+    std::optional<LatencyHistogram> latency;
+};
+
+StatsSample read_sample(const DebugfsClient& client) {
+    return {client.stats(), client.flush_latency()};
+}
+
+IntervalReport make_interval(int index, double requested, double seconds, const StatsSample& before,
+                             const StatsSample& after) {
     IntervalReport r;
     r.index = index;
     r.timestamp = utc_timestamp();
     r.requested = requested;
     r.seconds = seconds;
-    const auto delta = Counters::delta(before, after);
+    const auto delta = Counters::delta(before.counters, after.counters);
+    r.flush_latency = histogram_delta(before.latency, after.latency);
     for (const auto& [name, value] : delta.entries()) {
         // A maximum (flush.ns_max) is a value, never a rate.
         r.rates.push_back(
@@ -210,7 +227,7 @@ IntervalReport make_interval(int index, double requested, double seconds, const 
                  ? std::nullopt
                  : std::optional(seconds > 0 ? static_cast<double>(value) / seconds : 0.0)});
     }
-    r.derived = derive(delta, seconds);
+    r.derived = derive(delta, seconds, r.flush_latency);
     return r;
 }
 
@@ -224,16 +241,18 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
     const auto output = make_output(opt.format.format(), ctx.env.out);
     if (opt.watch <= 0) {
         // Totals since load or the last reset: no time base, so no per-second values.
-        StatsReport report{client.stats(), {}};
-        report.derived = derive(report.counters, std::nullopt);
+        StatsReport report;
+        report.counters = client.stats();
+        report.flush_latency = client.flush_latency();
+        report.derived = derive(report.counters, std::nullopt, report.flush_latency);
         output->stats(report);
         return;
     }
-    auto before = client.stats();
+    auto before = read_sample(client);
     auto t_before = ctx.env.now();
     for (int i = 1; opt.count == 0 || i <= opt.count; ++i) {
         ctx.env.sleep(opt.watch);
-        auto after = client.stats();
+        auto after = read_sample(client);
         const auto t_after = ctx.env.now();
         // Measured, not nominal, interval: sleeping and reading take time too.
         output->interval(make_interval(i, opt.watch, t_after - t_before, before, after));

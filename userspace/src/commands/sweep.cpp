@@ -87,6 +87,9 @@ public:
         if (r.counters) {
             v.counter_deltas.push_back(*r.counters);
         }
+        if (r.flush_latency) {
+            v.flush_latencies.push_back(*r.flush_latency);
+        }
         MemoryStat total;
         for (const auto& m : r.memory_stat) {
             total = memory_stat_sum(total, m.delta);

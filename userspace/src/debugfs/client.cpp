@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -141,6 +141,14 @@ std::vector<HookEntry> DebugfsClient::hooks() const {
 }
 Counters DebugfsClient::stats() const {
     return parse_stats(read("stats"));
+}
+std::optional<LatencyHistogram> DebugfsClient::flush_latency() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(root_ / flush_latency_file, ec)) {
+        require_still_module(); // absent because the whole directory went away?
+        return std::nullopt;
+    }
+    return parse_flush_latency(read(flush_latency_file));
 }
 
 std::vector<std::string> DebugfsClient::knob_names() const {

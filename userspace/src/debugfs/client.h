@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "debugfs/counters.h"
+#include "debugfs/histogram.h"
 #include "debugfs/status.h"
 
 namespace memcg_statctl {
@@ -58,6 +59,9 @@ public:
     VersionInfo version() const;
     std::vector<HookEntry> hooks() const;
     Counters stats() const;
+    // The flush latency histogram; nullopt when the module has no `flush_latency` file
+    // (no flush control, or a module older than the file): that is no error.
+    std::optional<LatencyHistogram> flush_latency() const;
 
     // Every access below throws ToolError on failure; when the failure is that the module's
     // files are gone (unloaded, debugfs unmounted), that of require_still_module().

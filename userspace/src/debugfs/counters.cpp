@@ -59,9 +59,9 @@ const std::vector<std::string_view>& counter_names() {
 }
 
 const std::vector<std::string_view>& derived_names() {
-    static const std::vector<std::string_view> names = {"flushes_per_sec", "ns_per_flush",
-                                                        "charge_stock_hit_pct", "obj_stock_hit_pct",
-                                                        "objcg_vmstat_miss_pct"};
+    static const std::vector<std::string_view> names = {
+        "flushes_per_sec", "ns_per_flush",         "flush.ns_p50",      "flush.ns_p90",
+        "flush.ns_p99",    "charge_stock_hit_pct", "obj_stock_hit_pct", "objcg_vmstat_miss_pct"};
     return names;
 }
 
@@ -83,7 +83,8 @@ std::optional<double> scaled(std::optional<double> v, double factor, double offs
 
 } // namespace
 
-std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds) {
+std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds,
+                                 const std::optional<LatencyHistogram>& latency) {
     std::vector<DerivedValue> out;
     const auto performed = counts.get("flush.performed");
     const auto ns_total = counts.get("flush.ns_total");
@@ -93,6 +94,11 @@ std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> s
     if (performed && ns_total) {
         out.push_back({"ns_per_flush", "ns",
                        ratio(static_cast<double>(*ns_total), static_cast<double>(*performed))});
+    }
+    if (latency) {
+        for (const auto& p : latency_percentiles) {
+            out.push_back({std::string(p.name), "ns", histogram_quantile(*latency, p.q)});
+        }
     }
     // hit % = 100 * (1 - misses / attempts), for each stock (the measure of
     // docs/background.md#obj-stock-vmstat).

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "debugfs/histogram.h"
+
 namespace memcg_statctl {
 
 class Counters {
@@ -60,8 +62,11 @@ struct DerivedValue {
 
 // `counts` are counter values over some span (deltas, or totals since reset).
 // `seconds` is the length of that span when known: rates (flushes/s) need it.
-// A value is produced only when all the counters it needs are present.
-std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds);
+// `latency` is the flush latency histogram of the same span, when the module has one: the
+// percentiles flush.ns_p50/p90/p99 come from it.
+// A value is produced only when all the counters (or the histogram) it needs are present.
+std::vector<DerivedValue> derive(const Counters& counts, std::optional<double> seconds,
+                                 const std::optional<LatencyHistogram>& latency = std::nullopt);
 
 // The value named `name` among `values`; nullopt when absent or undefined.
 std::optional<double> derived_value(const std::vector<DerivedValue>& values, std::string_view name);

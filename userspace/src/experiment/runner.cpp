@@ -132,7 +132,7 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
             }
             const int cgroups = var.cgroups.value_or(job.cgroups);
             auto workload = job.make();
-            const auto [m, deltas, insns] = run_once(*workload, job, cgroups);
+            const auto [m, deltas, insns, latency] = run_once(*workload, job, cgroups);
             if (job.collect) {
                 job.collect(*workload, s.value_index, deltas);
             }
@@ -147,7 +147,8 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
                                     {"seconds", m.seconds},
                                     {"figures", figures},
                                     {"instructions", insns ? Json(*insns) : Json(nullptr)},
-                                    {"counters", deltas ? counters_json(*deltas) : Json(nullptr)}});
+                                    {"counters", deltas ? counters_json(*deltas) : Json(nullptr)},
+                                    {"flush_latency", latency_json(latency)}});
             save_partial();
             const auto n = job.metrics.size();
             for (std::size_t k = 0; k < n; ++k) {
@@ -157,6 +158,9 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
                 r.seconds.push_back(m.seconds);
                 if (k == 0 && deltas) {
                     r.counter_deltas.push_back(*deltas);
+                    if (latency) {
+                        r.flush_latencies.push_back(*latency);
+                    }
                 }
                 if (insns) {
                     auto& twin = res[j][n + k][s.value_index];
@@ -204,6 +208,7 @@ Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgr
     }
     HierarchyPlacement placement(hierarchy);
     const auto before = client_.stats();
+    const auto latency_before = client_.flush_latency();
     RunPlan plan;
     plan.tasks_per_cgroup = job.tasks;
     plan.duration = opt_.duration * job.duration_factor;
@@ -214,7 +219,9 @@ Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgr
         plan.window_close = [this, &insns] { insns = insns_->close(); };
     }
     auto m = run_workload(w, plan, placement);
-    return {std::move(m), Counters::delta(before, client_.stats()), insns};
+    // Braced: evaluated in order, the counters read before the histogram as at the start.
+    return {std::move(m), Counters::delta(before, client_.stats()), insns,
+            histogram_delta(latency_before, client_.flush_latency())};
 }
 
 double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions) {

@@ -140,6 +140,8 @@ private:
         RunMeasurement measurement;
         std::optional<Counters> deltas;
         std::optional<std::uint64_t> instructions; // in the window, all vCPUs
+        // The flush latency histogram's delta; nullopt without the module's file.
+        std::optional<LatencyHistogram> flush_latency;
     };
     RunOutcome run_once(Workload& w, const Job& job, int cgroups);
 

@@ -60,6 +60,15 @@ void name_values(std::ostream& out, const NameValues& nv) {
     }
 }
 
+// The histogram in long form: one `flush_latency.LO-HI,count` line per bucket.
+void bucket_lines(std::ostream& out, const std::optional<LatencyHistogram>& h) {
+    if (h) {
+        for (const auto& b : h->buckets) {
+            line(out, {bucket_name(b), std::to_string(b.count)});
+        }
+    }
+}
+
 } // namespace
 
 template <>
@@ -79,6 +88,7 @@ void CsvOutput::stats(const StatsReport& r) {
     for (const auto& d : r.derived) {
         line(out_, {d.name, optional_number(d.value)});
     }
+    bucket_lines(out_, r.flush_latency);
 }
 
 template <>
@@ -93,6 +103,13 @@ void CsvOutput::interval(const IntervalReport& r) {
     for (const auto& d : r.derived) {
         line(out_,
              {std::to_string(r.index), number(r.seconds), d.name, "", optional_number(d.value)});
+    }
+    if (r.flush_latency) {
+        for (const auto& b : r.flush_latency->buckets) {
+            line(out_, {std::to_string(r.index), number(r.seconds), bucket_name(b),
+                        std::to_string(b.count),
+                        number(r.seconds > 0 ? static_cast<double>(b.count) / r.seconds : 0.0)});
+        }
     }
 }
 
@@ -121,6 +138,7 @@ void CsvOutput::run(const RunReport& r) {
     for (const auto& d : res.derived) {
         line(out_, {d.name, optional_number(d.value)});
     }
+    bucket_lines(out_, res.flush_latency);
 }
 
 template <>

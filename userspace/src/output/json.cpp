@@ -59,7 +59,9 @@ void JsonOutput::status(const StatusReport& r) {
 
 template <>
 void JsonOutput::stats(const StatsReport& r) {
-    const Json j = {{"counters", counters_json(r.counters)}, {"derived", derived_json(r.derived)}};
+    const Json j = {{"counters", counters_json(r.counters)},
+                    {"derived", derived_json(r.derived)},
+                    {"flush_latency", latency_json(r.flush_latency)}};
     out_ << j.dump(2) << '\n';
 }
 
@@ -80,7 +82,8 @@ void JsonOutput::interval(const IntervalReport& r) {
                     {"seconds", r.seconds},
                     {"deltas", counters_json(deltas)},
                     {"per_second", rates},
-                    {"derived", derived_json(r.derived)}};
+                    {"derived", derived_json(r.derived)},
+                    {"flush_latency", latency_json(r.flush_latency)}};
     out_ << j.dump() << '\n';
 }
 

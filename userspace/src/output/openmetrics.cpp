@@ -336,6 +336,18 @@ std::string counter_metric_name(std::string_view counter) {
     return fmt::format("{}{}", prefix, name);
 }
 
+MetricHistogram flush_duration_histogram(const LatencyHistogram& h, std::uint64_t ns_total) {
+    MetricHistogram m;
+    for (const auto& b : h.buckets) {
+        m.count += b.count;
+        if (b.hi) {
+            m.buckets.emplace_back(static_cast<double>(*b.hi) / ns, m.count);
+        }
+    }
+    m.sum = static_cast<double>(ns_total) / ns;
+    return m;
+}
+
 std::string escape_label_value(std::string_view value) {
     return escape(value, true);
 }
@@ -361,7 +373,9 @@ std::vector<MetricFamily> metric_families(const MetricsSnapshot& snapshot) {
     add_counters(out, snapshot.counters);
     if (snapshot.flush_latency) {
         add_histogram(out, fmt::format("{}flush_duration_seconds", prefix),
-                      "Time of each performed flush.", *snapshot.flush_latency);
+                      "Time of each performed flush (the module's flush_latency; _sum is "
+                      "flush.ns_total, _count flush.performed).",
+                      *snapshot.flush_latency);
     }
     add_derived(out, snapshot.derived);
     add_knobs(out, snapshot.knobs);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "debugfs/counters.h"
+#include "debugfs/histogram.h"
 
 namespace memcg_statctl {
 
@@ -35,9 +36,15 @@ struct MetricsSnapshot {
     Counters counters;
     std::vector<DerivedValue> derived;
     std::vector<std::pair<std::string, std::string>> knobs; // name, value as read
-    // The module has no flush latency histogram yet; a reader of one fills this.
+    // The module's flush_latency, as flush_duration_histogram() makes it; nullopt when the
+    // module has no such file.
     std::optional<MetricHistogram> flush_latency;
 };
+
+// The module's flush latency histogram in seconds: a cumulative bucket per finite hi (its
+// `le`), the unbounded last bucket only in `count`, which is the histogram's total (the
+// +Inf bucket must equal it; the ABI makes it flush.performed), and `sum` flush.ns_total.
+MetricHistogram flush_duration_histogram(const LatencyHistogram& h, std::uint64_t ns_total);
 
 enum class MetricType { counter, gauge, histogram };
 

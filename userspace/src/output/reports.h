@@ -12,6 +12,7 @@
 
 #include "cgroup/memory_stat.h"
 #include "debugfs/counters.h"
+#include "debugfs/histogram.h"
 #include "debugfs/status.h"
 #include "statistics.h"
 
@@ -34,6 +35,7 @@ struct StatusReport {
 struct StatsReport {
     Counters counters;
     std::vector<DerivedValue> derived;
+    std::optional<LatencyHistogram> flush_latency; // nullopt: the module has no such file
 };
 
 struct CounterRate {
@@ -50,6 +52,7 @@ struct IntervalReport {
     double seconds = 0;    // measured length of the interval
     std::vector<CounterRate> rates;
     std::vector<DerivedValue> derived;
+    std::optional<LatencyHistogram> flush_latency; // the interval's delta
 };
 
 struct KnobReport {
@@ -86,6 +89,8 @@ struct RunResult {
     std::optional<double> metric;
     std::optional<Counters> counters; // module deltas; nullopt without the module
     std::vector<DerivedValue> derived;
+    // The flush latency histogram's delta; nullopt without the module or its file.
+    std::optional<LatencyHistogram> flush_latency;
     std::vector<CgroupMemoryDelta> memory_stat; // per measured cgroup
 };
 

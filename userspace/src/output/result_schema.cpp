@@ -37,6 +37,17 @@ Json derived_json(const std::vector<DerivedValue>& derived) {
     return j;
 }
 
+Json latency_json(const std::optional<LatencyHistogram>& h) {
+    if (!h) {
+        return nullptr;
+    }
+    Json buckets = Json::array();
+    for (const auto& b : h->buckets) {
+        buckets.push_back({{"lo", b.lo}, {"hi", optional_json(b.hi)}, {"count", b.count}});
+    }
+    return buckets;
+}
+
 Json memory_stat_json(const MemoryStat& stat) {
     return pairs_json(stat, [](std::int64_t v) { return Json(v); });
 }
@@ -65,6 +76,7 @@ Json run_result_json(const RunResult& r) {
             {"metric", optional_json(r.metric)},
             {"counters", r.counters ? counters_json(*r.counters) : Json(nullptr)},
             {"derived", derived_json(r.derived)},
+            {"flush_latency", latency_json(r.flush_latency)},
             {"memory_stat", memory}};
 }
 

@@ -32,6 +32,8 @@ Json pairs_json(const Pairs& pairs, Convert convert) {
 
 Json counters_json(const Counters& counters);
 Json derived_json(const std::vector<DerivedValue>& derived);
+// [{"lo", "hi" (null for inf), "count"}, ...] for every bucket; null without a histogram.
+Json latency_json(const std::optional<LatencyHistogram>& h);
 Json memory_stat_json(const MemoryStat& stat);
 Json environment_json(const Environment& e);
 Json run_result_json(const RunResult& r);

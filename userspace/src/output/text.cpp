@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "output/histogram_text.h"
 #include "output/output.h"
 
 namespace memcg_statctl {
@@ -137,6 +138,9 @@ template <>
 void TextOutput::stats(const StatsReport& r) {
     print_counters(out_, r.counters, "VALUE");
     print_derived(out_, r.derived);
+    if (r.flush_latency) {
+        out_ << latency_text(*r.flush_latency);
+    }
 }
 
 template <>
@@ -151,6 +155,9 @@ void TextOutput::interval(const IntervalReport& r) {
     }
     t.print(out_);
     print_derived(out_, r.derived);
+    if (r.flush_latency) {
+        out_ << latency_text(*r.flush_latency);
+    }
     out_ << '\n';
 }
 
@@ -211,6 +218,9 @@ void TextOutput::run(const RunReport& r) {
         fmt::print(out_, "module counters (system-wide, all cgroups):\n");
         print_counters(out_, *res.counters, "DELTA");
         print_derived(out_, res.derived);
+        if (res.flush_latency) {
+            out_ << latency_text(*res.flush_latency);
+        }
     } else {
         fmt::print(out_, "(module not loaded: no counter deltas)\n");
     }

@@ -266,6 +266,8 @@ RunResult RunSession::run_in_hierarchy() {
     HierarchyPlacement placement(hierarchy);
     std::optional<Counters> before;
     std::optional<Counters> after;
+    std::optional<LatencyHistogram> latency_before; // nullopt: no flush_latency file
+    std::optional<LatencyHistogram> latency_after;
     MemoryStat mem_before;
     MemoryStat mem_after;
     RunPlan plan;
@@ -279,11 +281,13 @@ RunResult RunSession::run_in_hierarchy() {
         mem_before = read_run_memory_stat(hierarchy);
         if (module_) {
             before = client.stats();
+            latency_before = client.flush_latency();
         }
     };
     plan.window_close = [&] {
         if (module_) {
             after = client.stats();
+            latency_after = client.flush_latency();
         }
         mem_after = read_run_memory_stat(hierarchy);
     };
@@ -311,7 +315,8 @@ RunResult RunSession::run_in_hierarchy() {
     }
     if (before && after) {
         r.counters = Counters::delta(*before, *after);
-        r.derived = derive(*r.counters, r.seconds);
+        r.flush_latency = histogram_delta(latency_before, latency_after);
+        r.derived = derive(*r.counters, r.seconds, r.flush_latency);
     }
     r.memory_stat.push_back(
         {hierarchy.top_dir().string(), memory_stat_delta(mem_before, mem_after)});
@@ -375,12 +380,14 @@ RunResult RunSession::observe() {
         mem_before.push_back(read_memory_stat(g));
     }
     const auto before = module_ ? std::optional<Counters>(client.stats()) : std::nullopt;
+    const auto latency_before = module_ ? client.flush_latency() : std::nullopt;
     const auto start = std::chrono::steady_clock::now();
     wait(options_.duration.value_or(default_duration));
     RunResult r;
     r.memory_stat.reserve(groups.size());
     if (before) {
         r.counters = Counters::delta(*before, client.stats());
+        r.flush_latency = histogram_delta(latency_before, client.flush_latency());
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -392,7 +399,7 @@ RunResult RunSession::observe() {
         r.memory_stat.push_back({groups[i].string(), memory_stat_delta(mem_before[i], after)});
     }
     if (r.counters) {
-        r.derived = derive(*r.counters, r.seconds);
+        r.derived = derive(*r.counters, r.seconds, r.flush_latency);
     }
     return r;
 }

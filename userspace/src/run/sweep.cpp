@@ -173,8 +173,12 @@ ComparisonReport compare(const std::string& knob, const std::string& workload,
             // Ratios from the summed deltas (not a mean of per-run ratios), rates over
             // the summed run time: every derived value still comes from derive().
             const double seconds = std::accumulate(v.seconds.begin(), v.seconds.end(), 0.0);
+            // Percentiles from the runs' histograms added up, when every run has one.
+            const auto latency = v.flush_latencies.size() == v.counter_deltas.size()
+                                     ? histogram_sum(v.flush_latencies)
+                                     : std::nullopt;
             row.derived =
-                derive(total, seconds > 0 ? std::optional<double>(seconds) : std::nullopt);
+                derive(total, seconds > 0 ? std::optional<double>(seconds) : std::nullopt, latency);
         }
         if (!v.memory_stats.empty()) {
             MemoryStat total;

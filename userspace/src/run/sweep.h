@@ -79,6 +79,8 @@ struct ValueRuns {
     std::vector<Counters> counter_deltas; // one per run; empty without the module
     std::vector<double> seconds;          // run lengths, for rates
     std::vector<MemoryStat> memory_stats; // one per run (summed over measured cgroups)
+    // One per run; empty without the module's flush_latency file.
+    std::vector<LatencyHistogram> flush_latencies;
 };
 
 // A value without runs (a sweep interrupted before its first run of that value) gets a row
