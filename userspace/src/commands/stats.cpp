@@ -204,10 +204,11 @@ struct StatsOptions {
 struct StatsSample {
     Counters counters;
     std::optional<LatencyHistogram> latency;
+    std::optional<FlushReasons> reasons;
 };
 
 StatsSample read_sample(const DebugfsClient& client) {
-    return {client.stats(), client.flush_latency()};
+    return {client.stats(), client.flush_latency(), client.flush_reasons()};
 }
 
 IntervalReport make_interval(int index, double requested, double seconds, const StatsSample& before,
@@ -219,6 +220,7 @@ IntervalReport make_interval(int index, double requested, double seconds, const 
     r.seconds = seconds;
     const auto delta = Counters::delta(before.counters, after.counters);
     r.flush_latency = histogram_delta(before.latency, after.latency);
+    r.flush_reasons = reasons_delta(before.reasons, after.reasons);
     for (const auto& [name, value] : delta.entries()) {
         // A maximum (flush.ns_max) is a value, never a rate.
         r.rates.push_back(
@@ -244,6 +246,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         StatsReport report;
         report.counters = client.stats();
         report.flush_latency = client.flush_latency();
+        report.flush_reasons = client.flush_reasons();
         report.derived = derive(report.counters, std::nullopt, report.flush_latency);
         output->stats(report);
         return;

@@ -150,6 +150,14 @@ std::optional<LatencyHistogram> DebugfsClient::flush_latency() const {
     }
     return parse_flush_latency(read(flush_latency_file));
 }
+std::optional<FlushReasons> DebugfsClient::flush_reasons() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(root_ / flush_reasons_file, ec)) {
+        require_still_module();
+        return std::nullopt;
+    }
+    return parse_flush_reasons(read(flush_reasons_file));
+}
 
 std::vector<std::string> DebugfsClient::knob_names() const {
     std::vector<std::string> names;

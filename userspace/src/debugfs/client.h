@@ -12,6 +12,7 @@
 
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
+#include "debugfs/reasons.h"
 #include "debugfs/status.h"
 
 namespace memcg_statctl {
@@ -62,6 +63,8 @@ public:
     // The flush latency histogram; nullopt when the module has no `flush_latency` file
     // (no flush control, or a module older than the file): that is no error.
     std::optional<LatencyHistogram> flush_latency() const;
+    // The flush requests by reason; nullopt when the module has no `flush_reasons` file.
+    std::optional<FlushReasons> flush_reasons() const;
 
     // Every access below throws ToolError on failure; when the failure is that the module's
     // files are gone (unloaded, debugfs unmounted), that of require_still_module().

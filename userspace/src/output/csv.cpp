@@ -60,6 +60,24 @@ void name_values(std::ostream& out, const NameValues& nv) {
     }
 }
 
+// The reasons in long form: flush_reasons.CLASS.requests|performed|skipped, then
+// flush_reasons.caller.FUNCTION.requests|performed|skipped.
+std::vector<std::pair<std::string, std::uint64_t>> reason_values(const FlushReasons& r) {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    const auto add = [&](const std::string& prefix, const FlushReason& x) {
+        out.emplace_back(prefix + ".requests", x.requests);
+        out.emplace_back(prefix + ".performed", x.performed);
+        out.emplace_back(prefix + ".skipped", x.skipped());
+    };
+    for (const auto& c : r.classes) {
+        add("flush_reasons." + c.name, c);
+    }
+    for (const auto& c : r.callers) {
+        add("flush_reasons.caller." + c.name, c);
+    }
+    return out;
+}
+
 // The histogram in long form: one `flush_latency.LO-HI,count` line per bucket.
 void bucket_lines(std::ostream& out, const std::optional<LatencyHistogram>& h) {
     if (h) {
@@ -89,6 +107,11 @@ void CsvOutput::stats(const StatsReport& r) {
         line(out_, {d.name, optional_number(d.value)});
     }
     bucket_lines(out_, r.flush_latency);
+    if (r.flush_reasons) {
+        for (const auto& [name, value] : reason_values(*r.flush_reasons)) {
+            line(out_, {name, std::to_string(value)});
+        }
+    }
 }
 
 template <>
@@ -109,6 +132,12 @@ void CsvOutput::interval(const IntervalReport& r) {
             line(out_, {std::to_string(r.index), number(r.seconds), bucket_name(b),
                         std::to_string(b.count),
                         number(r.seconds > 0 ? static_cast<double>(b.count) / r.seconds : 0.0)});
+        }
+    }
+    if (r.flush_reasons) {
+        for (const auto& [name, value] : reason_values(*r.flush_reasons)) {
+            line(out_, {std::to_string(r.index), number(r.seconds), name, std::to_string(value),
+                        number(r.seconds > 0 ? static_cast<double>(value) / r.seconds : 0.0)});
         }
     }
 }

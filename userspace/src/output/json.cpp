@@ -61,7 +61,8 @@ template <>
 void JsonOutput::stats(const StatsReport& r) {
     const Json j = {{"counters", counters_json(r.counters)},
                     {"derived", derived_json(r.derived)},
-                    {"flush_latency", latency_json(r.flush_latency)}};
+                    {"flush_latency", latency_json(r.flush_latency)},
+                    {"flush_reasons", reasons_json(r.flush_reasons)}};
     out_ << j.dump(2) << '\n';
 }
 
@@ -83,7 +84,8 @@ void JsonOutput::interval(const IntervalReport& r) {
                     {"deltas", counters_json(deltas)},
                     {"per_second", rates},
                     {"derived", derived_json(r.derived)},
-                    {"flush_latency", latency_json(r.flush_latency)}};
+                    {"flush_latency", latency_json(r.flush_latency)},
+                    {"flush_reasons", reasons_json(r.flush_reasons)}};
     out_ << j.dump() << '\n';
 }
 

@@ -13,6 +13,7 @@
 #include "cgroup/memory_stat.h"
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
+#include "debugfs/reasons.h"
 #include "debugfs/status.h"
 #include "statistics.h"
 
@@ -36,6 +37,7 @@ struct StatsReport {
     Counters counters;
     std::vector<DerivedValue> derived;
     std::optional<LatencyHistogram> flush_latency; // nullopt: the module has no such file
+    std::optional<FlushReasons> flush_reasons;     // nullopt: the module has no such file
 };
 
 struct CounterRate {
@@ -53,6 +55,7 @@ struct IntervalReport {
     std::vector<CounterRate> rates;
     std::vector<DerivedValue> derived;
     std::optional<LatencyHistogram> flush_latency; // the interval's delta
+    std::optional<FlushReasons> flush_reasons;     // the interval's delta
 };
 
 struct KnobReport {

@@ -37,6 +37,28 @@ Json derived_json(const std::vector<DerivedValue>& derived) {
     return j;
 }
 
+Json reasons_json(const std::optional<FlushReasons>& r) {
+    if (!r) {
+        return nullptr;
+    }
+    Json classes = Json::array();
+    for (const auto& c : r->classes) {
+        classes.push_back({{"name", c.name},
+                           {"requests", c.requests},
+                           {"performed", c.performed},
+                           {"skipped", c.skipped()}});
+    }
+    Json callers = Json::array();
+    for (const auto& c : r->callers) {
+        callers.push_back({{"function", c.name},
+                           {"class", c.klass},
+                           {"requests", c.requests},
+                           {"performed", c.performed},
+                           {"skipped", c.skipped()}});
+    }
+    return {{"classes", classes}, {"callers", callers}};
+}
+
 Json latency_json(const std::optional<LatencyHistogram>& h) {
     if (!h) {
         return nullptr;

@@ -34,6 +34,9 @@ Json counters_json(const Counters& counters);
 Json derived_json(const std::vector<DerivedValue>& derived);
 // [{"lo", "hi" (null for inf), "count"}, ...] for every bucket; null without a histogram.
 Json latency_json(const std::optional<LatencyHistogram>& h);
+// {"classes": [{name, requests, performed, skipped}...], "callers": [{function, class, ...}]},
+// or null without the file.
+Json reasons_json(const std::optional<FlushReasons>& r);
 Json memory_stat_json(const MemoryStat& stat);
 Json environment_json(const Environment& e);
 Json run_result_json(const RunResult& r);

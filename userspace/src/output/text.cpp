@@ -36,6 +36,32 @@ void print_derived(std::ostream& out, const std::vector<DerivedValue>& derived) 
     t.print(out);
 }
 
+// The classes that asked (all of them when none did), then the callers that asked, most
+// first, at most ten: which requesters the flush policy turned away (SKIPPED).
+void print_reasons(std::ostream& out, const FlushReasons& r) {
+    constexpr std::size_t max_callers = 10;
+    const bool any = std::any_of(r.classes.begin(), r.classes.end(),
+                                 [](const auto& c) { return c.requests > 0; });
+    TextTable t({Align::left, Align::right, Align::right, Align::right});
+    t.row({"FLUSH REQUESTS BY", "REQUESTS", "PERFORMED", "SKIPPED"});
+    for (const auto& c : r.classes) {
+        if (!any || c.requests > 0) {
+            t.row({c.name, std::to_string(c.requests), std::to_string(c.performed),
+                   std::to_string(c.skipped())});
+        }
+    }
+    for (std::size_t i = 0; i < r.callers.size() && i < max_callers; ++i) {
+        const auto& c = r.callers[i];
+        t.row({fmt::format("  {} ({})", c.name, c.klass), std::to_string(c.requests),
+               std::to_string(c.performed), std::to_string(c.skipped())});
+    }
+    t.print(out);
+    if (r.callers.size() > max_callers) {
+        fmt::print(out, "  ... {} more callers (--json lists all)\n",
+                   r.callers.size() - max_callers);
+    }
+}
+
 void print_counters(std::ostream& out, const Counters& counters, const std::string& heading) {
     TextTable t({Align::left, Align::right});
     t.row({"COUNTER", heading});
@@ -138,6 +164,9 @@ template <>
 void TextOutput::stats(const StatsReport& r) {
     print_counters(out_, r.counters, "VALUE");
     print_derived(out_, r.derived);
+    if (r.flush_reasons) {
+        print_reasons(out_, *r.flush_reasons);
+    }
     if (r.flush_latency) {
         out_ << latency_text(*r.flush_latency);
     }
@@ -155,6 +184,9 @@ void TextOutput::interval(const IntervalReport& r) {
     }
     t.print(out_);
     print_derived(out_, r.derived);
+    if (r.flush_reasons) {
+        print_reasons(out_, *r.flush_reasons);
+    }
     if (r.flush_latency) {
         out_ << latency_text(*r.flush_latency);
     }
