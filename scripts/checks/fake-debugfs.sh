@@ -1,7 +1,7 @@
 #!/bin/bash
 # A stand-in for the module's debugfs directory (module/ABI.md), for host
 # checks that drive the tool with --debugfs DIR: version, hooks, stats,
-# flush_latency, reset and the knobs, as userspace/tests/fake_debugfs.cpp makes them for
+# flush_latency, flush_reasons, reset and the knobs, as userspace/tests/fake_debugfs.cpp makes them for
 # the unit tests. Source it; fake_debugfs_make DIR creates DIR,
 # fake_debugfs_feed DIR & keeps its counters growing until killed.
 # shellcheck disable=SC2034  # used by the scripts sourcing this
@@ -23,6 +23,26 @@ EOS
 	chmod 0400 "$dir/.stats"
 	mv -f "$dir/.stats" "$dir/stats"
 	fake_debugfs_latency "$dir" "$n"
+	fake_debugfs_reasons "$dir" "$n"
+}
+
+# fake_debugfs_reasons DIR N: flush_reasons after N steps, its classes
+# summing to flush.requests (40 N) and flush.performed (30 N).
+fake_debugfs_reasons() {
+	local dir=$1 n=$2
+	cat >"$dir/.flush_reasons" <<EOS
+class reader $((n * 36)) $((n * 26)) $((n * 10))
+class reclaim 0 0 0
+class refault $((n * 3)) $((n * 3)) 0
+class periodic $n $n 0
+class async 0 0 0
+class forced 0 0 0
+class unattributed 0 0 0
+caller memory_stat_format.constprop.0 reader $((n * 36)) $((n * 26)) $((n * 10))
+caller workingset_refault refault $((n * 3)) $((n * 3)) 0
+EOS
+	chmod 0400 "$dir/.flush_reasons"
+	mv -f "$dir/.flush_reasons" "$dir/flush_reasons"
 }
 
 # fake_debugfs_latency DIR N: flush_latency after N steps, its 41 log2

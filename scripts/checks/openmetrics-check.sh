@@ -45,7 +45,8 @@ trap cleanup EXIT
 debugfs=$work/debugfs/memcg_statctl
 mkdir -p "$work/debugfs" "$work/textfile"
 cp -r "$fixture" "$debugfs"
-chmod 0400 "$debugfs"/version "$debugfs"/hooks "$debugfs"/stats "$debugfs"/flush_latency
+chmod 0400 "$debugfs"/version "$debugfs"/hooks "$debugfs"/stats "$debugfs"/flush_latency \
+	"$debugfs"/flush_reasons
 chmod 0200 "$debugfs"/reset
 for f in flush_mode flush_threshold flush_period_ms update_flush_every stock_hooks objcg_flush_hooks; do
 	chmod 0600 "$debugfs/$f"

@@ -1,5 +1,6 @@
 // The flush requests by reason: the strict parser of `flush_reasons`, the difference of two
 // reads, and what `stats` prints with the file (text, JSON, CSV, --watch) and without it.
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -132,6 +133,26 @@ TEST(FlushReasonsCli, StatsTextJsonAndCsv) {
         << csv.out;
     EXPECT_NE(csv.out.find("\nflush_reasons.caller.shrink_node.performed,3\n"), std::string::npos)
         << csv.out;
+}
+
+TEST(FlushReasonsCli, OpenMetricsCountersPerClass) {
+    const FakeDebugfs fake;
+    fake.write("flush_reasons", std::string(sample_reasons));
+    CliRunner cli;
+    const auto om = cli.run({"--debugfs", fake.root_string(), "stats", "--openmetrics"});
+    ASSERT_EQ(om.code, 0) << om.err;
+    EXPECT_NE(om.out.find("# TYPE memcg_statctl_flush_reason_requests_total counter\n"),
+              std::string::npos)
+        << om.out;
+    EXPECT_TRUE(std::regex_search(
+        om.out,
+        std::regex("\nmemcg_statctl_flush_reason_requests_total\\{[^}]*class=\"refault\"\\} 10\n")))
+        << om.out;
+    EXPECT_TRUE(std::regex_search(
+        om.out,
+        std::regex("\nmemcg_statctl_flush_reason_performed_total\\{[^}]*class=\"refault\"\\} 2\n")))
+        << om.out;
+    EXPECT_EQ(om.out.find("shrink_node"), std::string::npos) << om.out; // no caller labels
 }
 
 TEST(FlushReasonsCli, AbsentFileIsNoErrorAndNullInJson) {

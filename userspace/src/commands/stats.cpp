@@ -70,6 +70,7 @@ MetricsSnapshot read_snapshot(const DebugfsClient& client, const std::string& ke
         if (const auto latency = client.flush_latency(); latency && ns_total) {
             s.flush_latency = flush_duration_histogram(*latency, *ns_total);
         }
+        s.flush_reasons = client.flush_reasons();
         for (const auto& name : client.knob_names()) {
             s.knobs.emplace_back(name, client.read_knob(name));
         }

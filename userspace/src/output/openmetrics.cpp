@@ -262,6 +262,26 @@ void add_histogram(Families& out, std::string name, std::string help, const Metr
     f->samples.push_back({"_count", out.common(), fmt::format("{}", h.count)});
 }
 
+// Per requester class (a label): the requests and the flushes performed. Callers stay out:
+// function names are not a bounded label set for a fleet's time series.
+void add_reasons(Families& out, const FlushReasons& r) {
+    const auto family = [&](const std::string& what, const std::string& help, auto value) {
+        auto* f = out.add(fmt::format("{}flush_reason_{}_total", prefix, what), help,
+                          MetricType::counter);
+        if (f == nullptr) {
+            return;
+        }
+        for (const auto& c : r.classes) {
+            f->samples.push_back(
+                {"", with(out.common(), {{"class", c.name}}), fmt::format("{}", value(c))});
+        }
+    };
+    family("requests", "Flush requests by requester class (the module's flush_reasons).",
+           [](const FlushReason& c) { return c.requests; });
+    family("performed", "Flushes performed by requester class (the module's flush_reasons).",
+           [](const FlushReason& c) { return c.performed; });
+}
+
 void add_derived(Families& out, const std::vector<DerivedValue>& derived) {
     for (const auto& d : derived) {
         const auto* spec = find_spec(derived_specs, d.name);
@@ -376,6 +396,9 @@ std::vector<MetricFamily> metric_families(const MetricsSnapshot& snapshot) {
                       "Time of each performed flush (the module's flush_latency; _sum is "
                       "flush.ns_total, _count flush.performed).",
                       *snapshot.flush_latency);
+    }
+    if (snapshot.flush_reasons) {
+        add_reasons(out, *snapshot.flush_reasons);
     }
     add_derived(out, snapshot.derived);
     add_knobs(out, snapshot.knobs);

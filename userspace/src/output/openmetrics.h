@@ -14,6 +14,7 @@
 
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
+#include "debugfs/reasons.h"
 
 namespace memcg_statctl {
 
@@ -39,6 +40,8 @@ struct MetricsSnapshot {
     // The module's flush_latency, as flush_duration_histogram() makes it; nullopt when the
     // module has no such file.
     std::optional<MetricHistogram> flush_latency;
+    // The module's flush_reasons; nullopt when it has no such file.
+    std::optional<FlushReasons> flush_reasons;
 };
 
 // The module's flush latency histogram in seconds: a cumulative bucket per finite hi (its
