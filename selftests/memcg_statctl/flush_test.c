@@ -423,25 +423,20 @@ static const struct reason *reason_find(const struct reason *v, int n,
 	return NULL;
 }
 
-/* requests of class @name in @b less those in @a */
-static uint64_t class_delta(const struct reasons *a, const struct reasons *b,
-			    const char *name)
+/* requests (or, with @performed, flushes) of class @name in @b less in @a */
+static uint64_t class_count(const struct reasons *a, const struct reasons *b,
+			    const char *name, bool performed)
 {
 	const struct reason *x = reason_find(a->cls, a->nclass, name);
 	const struct reason *y = reason_find(b->cls, b->nclass, name);
 
+	if (performed)
+		return (y ? y->performed : 0) - (x ? x->performed : 0);
 	return (y ? y->requests : 0) - (x ? x->requests : 0);
 }
 
-/* flushes performed for class @name in @b less those in @a */
-static uint64_t class_performed(const struct reasons *a,
-				const struct reasons *b, const char *name)
-{
-	const struct reason *x = reason_find(a->cls, a->nclass, name);
-	const struct reason *y = reason_find(b->cls, b->nclass, name);
-
-	return (y ? y->performed : 0) - (x ? x->performed : 0);
-}
+#define class_delta(a, b, name)		class_count(a, b, name, false)
+#define class_performed(a, b, name)	class_count(a, b, name, true)
 
 /* The classes' and callers' changes between @a and @b, as diagnostics. */
 static void reasons_diag(const struct reasons *a, const struct reasons *b)
