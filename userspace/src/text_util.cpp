@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -196,12 +197,30 @@ std::string read_file(const std::filesystem::path& path) {
     return buf.str();
 }
 
+std::string directory_problem(const std::filesystem::path& dir) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(dir, ec);
+    if (!std::filesystem::exists(status)) {
+        return "no such directory";
+    }
+    if (!std::filesystem::is_directory(status)) {
+        return "not a directory";
+    }
+    std::string probe = (dir / ".memcg_statctl.probe.XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) {
+        return fmt::format("not writable ({})", std::strerror(errno));
+    }
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return {};
+}
+
 void require_writable_dir(std::string_view option, const std::filesystem::path& file) {
     const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("{} {}: cannot write in {}: {}", option, file.string(),
-                                    dir.string(), std::strerror(errno)));
+    if (const auto problem = directory_problem(dir); !problem.empty()) {
+        throw ToolError(ExitCode::usage, fmt::format("{} {}: cannot write in {}: {}", option,
+                                                     file.string(), dir.string(), problem));
     }
 }
 

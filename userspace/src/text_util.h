@@ -48,6 +48,11 @@ std::vector<std::string> closest_names(std::string_view typed,
 // Reads a whole file; throws ToolError naming the path and errno text on failure.
 std::string read_file(const std::filesystem::path& path);
 
+// Why DIR cannot take a new file ("no such directory", "not a directory", "not writable
+// (errno text)"), or "" when it can. It creates and removes a probe file: access() says
+// yes to root on a read-only file system.
+std::string directory_problem(const std::filesystem::path& dir);
+
 // Throws a usage error ("OPTION FILE: cannot write in DIR: why", exit 2) unless the
 // directory FILE would go to takes new files: checked before any work.
 void require_writable_dir(std::string_view option, const std::filesystem::path& file);

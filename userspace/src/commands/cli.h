@@ -78,10 +78,18 @@ struct FormatFlags {
     bool csv = false;
     OutputFormat format() const { return pick_format(json, csv); }
 };
-inline void add_format_flags(CLI::App& sub, FormatFlags& f, const std::string& json_help) {
+// The two flags' options, for a command that adds a format of its own that excludes them.
+struct FormatFlagOptions {
+    CLI::Option* json;
+    CLI::Option* csv;
+};
+inline FormatFlagOptions
+add_format_flags(CLI::App& sub, FormatFlags& f, const std::string& json_help,
+                 const std::string& csv_help = "print CSV (columns named as the JSON fields)") {
     auto* json = sub.add_flag("--json", f.json, json_help);
-    auto* csv = sub.add_flag("--csv", f.csv, "print CSV (columns named as the JSON fields)");
+    auto* csv = sub.add_flag("--csv", f.csv, csv_help);
     json->excludes(csv);
+    return {json, csv};
 }
 
 // Checks of numeric options with one-line messages. CLI11's PositiveNumber and

@@ -19,8 +19,7 @@ struct CompareOptions {
     bool allow_mismatch = false;
     std::string metrics;
     bool all = false;
-    bool json = false;
-    bool csv = false;
+    FormatFlags format;
     bool markdown = false;
     std::string plot;
 };
@@ -50,13 +49,14 @@ void run_compare(const Context& ctx, const CompareOptions& opt) {
                                         "(--allow-mismatch compares them anyway)",
                                         list));
         }
-        if (opt.json || opt.csv) { // the text and markdown tables list them themselves
+        if (opt.format.format() !=
+            OutputFormat::text) { // the text and markdown tables list them themselves
             fmt::print(ctx.env.err, "warning: compared anyway, the files differ:\n{}", list);
         }
     }
-    if (opt.json) {
+    if (opt.format.json) {
         fmt::print(ctx.env.out, "{}\n", compare_json(table, opt.all).dump(2));
-    } else if (opt.csv) {
+    } else if (opt.format.csv) {
         print_compare_csv(ctx.env.out, table, opt.all);
     } else if (opt.markdown) {
         print_compare_markdown(ctx.env.out, table, opt.all);
@@ -88,13 +88,12 @@ Command add_compare_command(CLI::App& app, Context& ctx) {
         ->type_name("a,b");
     sub->add_flag("--all", opt->all,
                   "show every row, also those equal to the first file's or within the noise");
-    auto* json = sub->add_flag("--json", opt->json, "print JSON (see docs/output.md)");
-    auto* csv = sub->add_flag("--csv", opt->csv, "print CSV (one line per metric, value, file)");
+    const auto format = add_format_flags(*sub, opt->format, "print JSON (see docs/output.md)",
+                                         "print CSV (one line per metric, value, file)");
     auto* markdown =
         sub->add_flag("--markdown", opt->markdown, "print a GitHub-flavoured markdown table");
-    json->excludes(csv);
-    markdown->excludes(json);
-    markdown->excludes(csv);
+    markdown->excludes(format.json);
+    markdown->excludes(format.csv);
     sub->add_option("--plot", opt->plot, "also write an SVG or PNG plot (by extension)")
         ->type_name("FILE");
     return {sub, [&ctx, opt] { run_compare(ctx, *opt); }};

@@ -5,11 +5,8 @@
 // memcg_statctl_up 0 while the module's files cannot be read; the textfile mode keeps running
 // across unload and reload.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <utility>
 
 #include <fmt/ostream.h>
@@ -19,6 +16,7 @@
 #include "output/openmetrics.h"
 #include "run/environment.h"
 #include "run/signal_guard.h"
+#include "text_util.h"
 
 namespace memcg_statctl {
 namespace {
@@ -85,33 +83,14 @@ MetricsSnapshot read_snapshot(const DebugfsClient& client, const std::string& ke
     return s;
 }
 
-// The directory must exist and take a new file: a usage error (exit 2) otherwise, before
-// anything is written.
-void check_textfile_dir(const std::filesystem::path& dir) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(dir, ec);
-    if (!std::filesystem::exists(status)) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("--textfile-dir {}: no such directory", dir.string()));
-    }
-    if (!std::filesystem::is_directory(status)) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("--textfile-dir {}: not a directory", dir.string()));
-    }
-    // access() says yes to root on a read-only file system: try a file instead.
-    std::string probe = (dir / ".memcg_statctl.probe.XXXXXX").string();
-    const int fd = ::mkstemp(probe.data());
-    if (fd < 0) {
-        throw ToolError(ExitCode::usage, fmt::format("--textfile-dir {}: not writable ({})",
-                                                     dir.string(), std::strerror(errno)));
-    }
-    ::close(fd);
-    ::unlink(probe.c_str());
-}
-
 void run_textfile(const Context& ctx, const OpenMetricsOptions& opt, const std::string& kernel) {
     const std::filesystem::path dir = opt.textfile_dir;
-    check_textfile_dir(dir);
+    // The directory must exist and take a new file: a usage error (exit 2) otherwise,
+    // before anything is written.
+    if (const auto problem = directory_problem(dir); !problem.empty()) {
+        throw ToolError(ExitCode::usage,
+                        fmt::format("--textfile-dir {}: {}", dir.string(), problem));
+    }
     const auto client = ctx.client();
     const SignalGuard signals; // SIGINT/SIGTERM end the loop below, then exit 0
     clear_stop_signal();
