@@ -57,10 +57,17 @@ $name ($version) unstable; urgency=medium
 CHANGELOG
 
 export DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS-nocheck parallel=$(nproc)}
-log "dpkg-buildpackage -b in $src (DEB_BUILD_OPTIONS='$DEB_BUILD_OPTIONS')"
+# Its thousands of compiler lines go to a file, not into the log of the
+# check lane that runs make deb beside another; the end of it is shown when
+# the build fails.
+blog=$work/dpkg-buildpackage.log
+log "dpkg-buildpackage -b in $src (DEB_BUILD_OPTIONS='$DEB_BUILD_OPTIONS'; output in $blog)"
 # make's flags and jobserver stay with make deb; dpkg-buildpackage starts its own.
-(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice dpkg-buildpackage -b -us -uc >&2) ||
-	die "dpkg-buildpackage failed (the log is above; the build tree is $src)"
+if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice dpkg-buildpackage -b -us -uc) \
+	>"$blog" 2>&1; then
+	tail -n 60 "$blog" >&2
+	die "dpkg-buildpackage failed (the end of $blog is above; the build tree is $src)"
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
