@@ -3,7 +3,8 @@
 # install-doc test boots (scripts/checks/readme-check.sh): what a test machine
 # has after a standard Debian install (mmdebstrap --variant=standard) plus
 # every package docs/install.md ("Installing on a test machine") and the
-# README's quick start tell the reader to apt-get install, and tmux, with
+# README's quick start tell the reader to apt-get install, KVER's kernel
+# image (with its modules) and tmux, with
 # `$(uname -r)` read as KVER's kernel release. The guest has no network, so the page's apt-get lines must find
 # everything installed already; taking the list from the page itself keeps
 # the two in step (a package the page forgets is missing in the root too).
@@ -35,9 +36,12 @@ if [ $# -gt 0 ]; then
 else
 	# tmux: the test types the README's quick start into a terminal. jq:
 	# the tests package recommends it, and deb-check.sh installs the
-	# packages of `make deb` in this root too.
+	# packages of `make deb` in this root too. linux-image-$(uname -r): a
+	# machine running KVER has its modules in /lib/modules (the tests load
+	# ext4, loop and zram from there); 6.12's headers pull the image in
+	# themselves, 6.1's do not.
 	pkgs=$({ "$MCS_ROOT/scripts/md-blocks.sh" apt-packages "$MCS_ROOT/docs/install.md" "$MCS_ROOT/README.md" &&
-		printf '%s\n' tmux jq; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
+		printf '%s\n' tmux jq 'linux-image-$(uname -r)'; } | sed "s/\\\$(uname -r)/$KREL/g" | sort -u | paste -sd, -)
 	[ -n "$pkgs" ] || die "no apt-get install line in docs/install.md or README.md"
 fi
 suites=bookworm,bookworm-updates,bookworm-security
