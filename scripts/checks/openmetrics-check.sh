@@ -227,8 +227,10 @@ served_up() {
 served_clean() { served_up 1 && grep -qx 'node_textfile_scrape_error 0' "$work/metrics"; }
 check "/metrics has memcg_statctl_up 1 and no textfile scrape error" served_clean
 # What a Prometheus server scraping the exporter gets, as TAP comments.
-echo "# curl -s $url | grep '^memcg_statctl_' | grep -v _bucket | head -40:"
-grep '^memcg_statctl_' "$work/metrics" | grep -v _bucket | head -40 | sed 's/^/#   /'
+echo "# curl -s $url | grep '^memcg_statctl_' | grep -v _bucket | head -60:"
+# sed stops printing but reads to the end: `head` would exit first and end
+# grep with SIGPIPE, which pipefail turns into this script's failure.
+grep '^memcg_statctl_' "$work/metrics" | grep -v _bucket | sed -n '1,60s/^/#   /p'
 
 # New counts in the fixture: the writer's next file carries them.
 chmod 0600 "$debugfs/stats"
