@@ -7,7 +7,8 @@
 # headers and everything the .debs depend on, so that the guest, which has
 # no network, finds every dependency installed) runs scripts/guest/deb-steps.sh:
 # apt-get install ./*.deb, DKMS builds the module, modprobe, memcg-statctl
-# status, the installed kselftests (run_kselftest.sh; MCS_TESTS="NAME..."
+# status, the adapters of contrib/ against it (contrib-check.sh with
+# MCS_CONTRIB_MODULE=1), the installed kselftests (run_kselftest.sh; MCS_TESTS="NAME..."
 # runs only those), apt-get purge leaving nothing, and a kernel DKMS
 # refuses (BUILD_EXCLUSIVE). oracle_test's IPMODIFY peer module, a test
 # fixture, is put in /lib. The guest's transcripts (apt-get install's
@@ -86,6 +87,13 @@ done
 chmod 0755 "$stage/tmp/deb"
 install -m 0755 "$MCS_ROOT/scripts/guest/deb-steps.sh" "$stage/root/mcs/"
 install -m 0644 "$MCS_ROOT/scripts/checks/tap.sh" "$stage/root/mcs/"
+# The contrib adapters (no package carries them) and their check, laid out
+# as in the tree: deb-steps.sh runs it against the installed module.
+for f in scripts/lib.sh scripts/checks/tap.sh scripts/checks/fake-debugfs.sh \
+	scripts/checks/contrib-check.sh; do
+	install -D "$MCS_ROOT/$f" "$stage/root/mcs/src/$f"
+done
+cp -r "$MCS_ROOT/contrib" "$stage/root/mcs/src/contrib"
 args=()
 for t in ${MCS_TESTS:-}; do args+=(-t "memcg_statctl:$t"); done
 [ ${#args[@]} = 0 ] || echo "${args[*]}" >"$stage/root/mcs/tests"

@@ -2,8 +2,8 @@
 # deb-steps.sh: the Debian packages on the machine it runs on (the guest of
 # scripts/checks/deb-check.sh, as root, in its Debian 12 root, no network):
 # /tmp/deb/*.deb installed with apt-get, DKMS's module for the running
-# kernel, modprobe, the tool, its man page and bash completion, the
-# installed kselftests (run_kselftest.sh), apt-get purge leaving nothing,
+# kernel, modprobe, the tool, its man page and bash completion, the mmtests
+# and LKP adapters of contrib/ against the module, the installed kselftests (run_kselftest.sh), apt-get purge leaving nothing,
 # and a kernel DKMS refuses: the dkms package installed while the running
 # kernel's headers lack CONFIG_KPROBES (test-only: the headers' .config is
 # edited and restored) must install cleanly (state ii, dpkg --audit empty)
@@ -64,6 +64,18 @@ check "bash completion: memcg-statctl sw<TAB> -> sweep" \
 	bash -c "source $comp && COMP_WORDS=(memcg-statctl sw) COMP_CWORD=1 && _memcg_statctl && [ \"\${COMPREPLY[*]}\" = sweep ]"
 check "bash completion: memcg-statctl sweep --ru<TAB> -> --runs" \
 	bash -c "source $comp && COMP_WORDS=(memcg-statctl sweep --ru) COMP_CWORD=2 && _memcg_statctl && [ \"\${COMPREPLY[*]}\" = --runs ]"
+# The mmtests and LKP adapters of contrib/ (staged by deb-check.sh) run as
+# those harnesses run them, against this module and the installed tool.
+contrib=/root/mcs/src/scripts/checks/contrib-check.sh
+if [ -x "$contrib" ]; then
+	MCS_CONTRIB_MODULE=1 "$contrib" >"$out/contrib-check.txt" 2>&1
+	rc=$?
+	sed -n 's/^\(not \)\{0,1\}ok /#   &/p' "$out/contrib-check.txt"
+	check "contrib adapters against the module: contrib-check.sh exits 0" test "$rc" = 0
+	[ "$rc" = 0 ] || diag_tail "$out/contrib-check.txt" 30
+else
+	notok "contrib adapters: $contrib was not staged"
+fi
 check "modprobe -r memcg_statctl" modprobe -r memcg_statctl
 
 # --- the installed kselftests -------------------------------------------------
