@@ -1,5 +1,6 @@
 // The flush requests by reason: the strict parser of `flush_reasons`, the difference of two
-// reads, and what `stats` prints with the file (text, JSON, CSV, --watch) and without it.
+// reads and their sum, and what `stats` prints with the file (text, JSON, CSV, --watch) and
+// without it.
 #include <regex>
 #include <string>
 
@@ -174,6 +175,26 @@ TEST(FlushReasonsCli, MalformedFileExits1) {
     const auto r = cli.run({"--debugfs", fake.root_string(), "stats"});
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("malformed flush_reasons line 1"), std::string::npos) << r.err;
+}
+
+TEST(FlushReasons, SumMergesClassesAndCallersByName) {
+    const auto a = parse_flush_reasons("class reader 5 4 1\nclass periodic 1 1 0\n"
+                                       "caller x reader 3 3 0\ncaller y reader 2 1 1\n");
+    const auto b = parse_flush_reasons("class reader 10 2 8\nclass periodic 0 0 0\n"
+                                       "class refault 4 4 0\n"
+                                       "caller y reader 9 1 8\ncaller z refault 4 4 0\n");
+    const auto sum = reasons_sum({a, b});
+    ASSERT_TRUE(sum);
+    // classes in first-seen order, a class only one run has counted from 0
+    EXPECT_EQ(sum->classes,
+              (std::vector<FlushReason>{
+                  {"reader", "", 15, 6}, {"periodic", "", 1, 1}, {"refault", "", 4, 4}}));
+    // callers most requests first
+    EXPECT_EQ(sum->callers,
+              (std::vector<FlushReason>{
+                  {"y", "reader", 11, 2}, {"z", "refault", 4, 4}, {"x", "reader", 3, 3}}));
+    EXPECT_EQ(reasons_sum({a}), a);
+    EXPECT_EQ(reasons_sum({}), std::nullopt);
 }
 
 } // namespace
