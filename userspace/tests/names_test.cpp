@@ -101,9 +101,11 @@ std::string render(const std::function<void(Output&)>& write, OutputFormat forma
 
 ComparisonReport every_counter_sweep() {
     ValueRuns a{"kernel", {1, 2}, {every_counter(), every_counter()},
-                {1, 1},   {},     {some_latency(), some_latency()}};
+                {1, 1},   {},     {some_latency(), some_latency()},
+                {}};
     ValueRuns b{"never", {3, 4}, {every_counter(), every_counter()},
-                {1, 1},  {},     {some_latency(), some_latency()}};
+                {1, 1},  {},     {some_latency(), some_latency()},
+                {}};
     auto r = compare("flush_mode", "stat-reader", {a, b});
     r.environment.kernel = "6.1.0-57-amd64";
     for (const auto* v : {&a, &b}) {
