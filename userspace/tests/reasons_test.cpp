@@ -1,7 +1,9 @@
 // The flush requests by reason: the strict parser of `flush_reasons`, the difference of two
 // reads and their sum, what `stats` prints with the file (text, JSON, CSV, --watch) and
-// without it, and what a run and a sweep carry.
+// without it, what a run and a sweep carry, and `compare` of them.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -421,6 +423,85 @@ TEST(FlushReasonsSweep, ARunWithoutThemLeavesTheRowWithout) {
     const auto none = sweep_with_reasons({}, {});
     EXPECT_EQ(render_sweep(OutputFormat::csv, none).find("flush_reasons"), std::string::npos);
     EXPECT_EQ(render_sweep(OutputFormat::text, none).find("flush requests"), std::string::npos);
+}
+
+// The compare rows of `metric` in `compare --json` output, one per value.
+std::vector<Json> compare_rows(const std::string& out, const std::string& metric) {
+    const auto j = Json::parse(out);
+    std::vector<Json> rows;
+    for (const auto& row : j["series"][0]["rows"]) {
+        if (row["metric"] == metric) {
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
+TEST(FlushReasonsCompare, ClassRowsFromTheRunsAndTheMetricsGroup) {
+    const testing::TempDir dir;
+    const auto a = (dir.path() / "a.json").string();
+    const auto b = (dir.path() / "b.json").string();
+    std::ofstream(a) << sweep_document(
+                            sweep_with_reasons({kernel_run, kernel_run}, {never_run, never_run}))
+                            .dump(2);
+    const std::string more = "class reader 12 6 6\nclass periodic 1 1 0\n";
+    std::ofstream(b)
+        << sweep_document(sweep_with_reasons({kernel_run, more}, {never_run, more})).dump(2);
+    CliRunner cli;
+    const auto r = cli.run({"compare", "--json", "--all", "--metrics", "flush_reasons", a, b});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto requests = compare_rows(r.out, "flush_reasons.reader.requests");
+    ASSERT_EQ(requests.size(), 2U) << r.out; // kernel, never
+    EXPECT_EQ(requests[0]["value"], "kernel");
+    EXPECT_EQ(requests[0]["files"][0]["n"], 2); // per run, with a t-test
+    EXPECT_DOUBLE_EQ(requests[0]["files"][0]["mean"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ(requests[0]["files"][1]["mean"].get<double>(), 8.0);
+    EXPECT_DOUBLE_EQ(requests[0]["files"][1]["percent_change"].get<double>(), 100.0);
+    const auto performed = compare_rows(r.out, "flush_reasons.reader.performed");
+    ASSERT_EQ(performed.size(), 2U);
+    EXPECT_DOUBLE_EQ(performed[1]["files"][1]["mean"].get<double>(), 3.0); // never: (0 + 6) / 2
+    EXPECT_EQ(compare_rows(r.out, "flush_reasons.periodic.requests").size(), 2U);
+    EXPECT_TRUE(compare_rows(r.out, "flush.requests").empty()); // the group only
+    // one row by its name
+    const auto one = cli.run(
+        {"compare", "--json", "--all", "--metrics", "flush_reasons.reader.performed", a, b});
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_EQ(compare_rows(one.out, "flush_reasons.reader.performed").size(), 2U);
+    EXPECT_TRUE(compare_rows(one.out, "flush_reasons.reader.requests").empty());
+}
+
+TEST(FlushReasonsCompare, RowsWithoutRunsGiveTheMeanPerRun) {
+    // An experiment's reports keep rows only: their sum over n runs is a mean per run.
+    const testing::TempDir dir;
+    auto doc = sweep_document(sweep_with_reasons({kernel_run, kernel_run}, {never_run, never_run}));
+    doc["runs"] = Json::array();
+    const auto a = (dir.path() / "a.json").string();
+    std::ofstream(a) << doc.dump(2);
+    CliRunner cli;
+    const auto r = cli.run({"compare", "--json", "--all", "--metrics", "flush_reasons", a, a});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto requests = compare_rows(r.out, "flush_reasons.reader.requests");
+    ASSERT_EQ(requests.size(), 2U) << r.out;
+    EXPECT_EQ(requests[1]["files"][0]["n"], 0); // a mean, no samples
+    EXPECT_DOUBLE_EQ(requests[1]["files"][0]["mean"].get<double>(), 6.0);
+}
+
+TEST(FlushReasonsCompare, OlderFilesWithoutTheFieldCompare) {
+    const testing::TempDir dir;
+    auto doc = sweep_document(sweep_with_reasons({kernel_run, kernel_run}, {never_run, never_run}));
+    for (auto& run : doc["runs"]) {
+        run.erase("flush_reasons");
+    }
+    for (auto& row : doc["rows"]) {
+        row.erase("flush_reasons");
+    }
+    const auto a = (dir.path() / "a.json").string();
+    std::ofstream(a) << doc.dump(2);
+    CliRunner cli;
+    const auto r = cli.run({"compare", "--json", "--all", a, a});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(compare_rows(r.out, "flush_reasons.reader.requests").empty());
+    EXPECT_FALSE(compare_rows(r.out, "flush.requests").empty());
 }
 
 } // namespace
