@@ -8,7 +8,6 @@
 
 #include "cgroup/memory_stat.h"
 #include "debugfs/counters.h"
-#include "debugfs/reasons.h"
 #include "exit_code.h"
 #include "statistics.h"
 #include "text_util.h"
@@ -16,14 +15,10 @@
 namespace memcg_statctl {
 
 std::vector<std::string> metric_names() {
-    std::vector<std::string> names = {"ops_per_sec", "metric",      "seconds",      "counters",
-                                      "derived",     "memory_stat", "flush_reasons"};
+    std::vector<std::string> names = {"ops_per_sec", "metric",  "seconds",
+                                      "counters",    "derived", "memory_stat"};
     for (const auto* list : {&counter_names(), &derived_names(), &memory_stat_fields()}) {
         names.insert(names.end(), list->begin(), list->end());
-    }
-    for (const auto klass : flush_reason_classes()) {
-        names.push_back(fmt::format("flush_reasons.{}.requests", klass));
-        names.push_back(fmt::format("flush_reasons.{}.performed", klass));
     }
     return names;
 }
@@ -46,7 +41,7 @@ void check_metric_names(const std::vector<std::string>& names) {
 
 namespace {
 
-// `metrics` holds names and groups (counters, derived, memory_stat, flush_reasons).
+// `metrics` holds names and groups (counters, derived, memory_stat).
 bool wanted(const CompareValue& v, const std::string& name,
             const std::vector<std::string>& metrics) {
     const auto group = v.groups.find(name);
