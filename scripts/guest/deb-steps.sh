@@ -82,8 +82,11 @@ check "modprobe -r memcg_statctl" modprobe -r memcg_statctl
 args=$(cat /root/mcs/tests 2>/dev/null)
 expected=$(if [ -n "$args" ]; then echo $(($(wc -w <<<"$args") / 2)); else wc -l <"$ksft/kselftest-list.txt"; fi)
 start=$(date +%s)
+# Append mode: the runner opens /dev/stdout again with >> for each test's
+# output; a plain > here would let its own lines overwrite the tests'.
+: >"$out/run_kselftest.txt"
 # shellcheck disable=SC2086  # the arguments are words
-"$ksft/run_kselftest.sh" $args >"$out/run_kselftest.txt" 2>&1
+"$ksft/run_kselftest.sh" $args >>"$out/run_kselftest.txt" 2>&1
 rc=$?
 echo "# run_kselftest.sh took $(($(date +%s) - start))s"
 top=$(grep -E '^(not )?ok [0-9]+ selftests: ' "$out/run_kselftest.txt")
@@ -91,10 +94,22 @@ passed=$(grep -cE '^ok [0-9]+ ' <<<"$top")
 skipped=$(grep -cE '# SKIP$' <<<"$top")
 failed=$(grep -cE '^not ok ' <<<"$top")
 sed 's/^/#   /' <<<"$top"
+# The failed tests and their failed subtests, named in the TAP line itself:
+# where only the end of a CI log is kept, that line is what says why.
+why=$(awk '/^# selftests: [^:]*: / { t = $4 }
+	/^# +not ok [0-9]+ / { sub(/^# +not ok [0-9]+ /, ""); s[t] = s[t] (s[t] ? "," : "") $0 }
+	/^not ok [0-9]+ selftests: / { name = $6
+		f = f (f ? "; " : "") name (s[name] ? " (" s[name] ")" : "") }
+	END { print f }' "$out/run_kselftest.txt")
 check "run_kselftest.sh $args exits 0" test "$rc" = 0
-check "kselftests: $expected results, all ok, none skipped (ok $passed, skip $skipped, not ok $failed)" \
+check "kselftests: $expected results, all ok, none skipped (ok $passed, skip $skipped, not ok $failed${why:+: $why})" \
 	test "$passed" = "$expected" -a "$skipped" = 0 -a "$failed" = 0
-[ "$failed" = 0 ] || diag_tail "$out/run_kselftest.txt" 40
+# each failed test's own output, not only the last test's
+for t in $(grep -E '^not ok [0-9]+ selftests: ' "$out/run_kselftest.txt" | awk '{ print $6 }'); do
+	echo "# $t, its output:"
+	sed -n "/^# selftests: [^:]*: $t\$/,/^\(not \)\?ok [0-9]* selftests: [^:]*: $t\b/p" "$out/run_kselftest.txt" |
+		tail -n 40 | sed 's/^/#   /'
+done
 loaded && modprobe -r memcg_statctl
 
 # --- purge ------------------------------------------------------------------

@@ -20,7 +20,9 @@ passed=$(grep -cE '^ok [0-9]+' <<<"$job" || true)
 failed=$(grep -cE '^not ok [0-9]+' <<<"$job" || true)
 skipped=$(grep -cE '^ok [0-9]+ .*# *SKIP' <<<"$job" || true)
 [ "$plans" -ge 1 ] || bad "no TAP plan in the guest output"
-[ "$failed" -eq 0 ] || bad "$failed test(s) failed: $(grep -E '^not ok' <<<"$job" | paste -sd';')"
+# the failed subtests too, on the same line: the end of a CI log keeps it
+subs=$(grep -E '^# +not ok [0-9]+ ' <<<"$job" | sed -E 's/^# +not ok [0-9]+ //' | paste -sd, || true)
+[ "$failed" -eq 0 ] || bad "$failed test(s) failed: $(grep -E '^not ok' <<<"$job" | paste -sd';')${subs:+ (subtests: $subs)}"
 ran=$((passed + failed))
 [ "$ran" -eq "${planned:-0}" ] || bad "TAP planned ${planned:-0} tests, $ran reported"
 
