@@ -26,7 +26,7 @@ ComparisonReport report(const std::string& knob, const std::string& workload,
                         const std::vector<Counters>& deltas = {}) {
     std::vector<ValueRuns> runs;
     for (std::size_t i = 0; i < values.size(); ++i) {
-        ValueRuns v{values[i].first, values[i].second, {}, {}, {}, {}};
+        ValueRuns v{values[i].first, values[i].second, {}, {}, {}, {}, {}};
         if (i < deltas.size()) {
             v.counter_deltas.assign(values[i].second.size(), deltas[i]);
             v.seconds.assign(values[i].second.size(), 2.0);

@@ -364,7 +364,7 @@ TEST(FlushLatencyCli, OpenMetricsHistogram) {
 // A sweep of one value whose two runs flushed 4 times each, in [1K, 2K) and in [4K, inf).
 ComparisonReport two_run_sweep(const std::string& value, std::vector<LatencyHistogram> latencies) {
     const auto counters = parse_stats("flush.performed 4\nflush.ns_total 10000\n");
-    ValueRuns v{value, {10, 12}, {counters, counters}, {1, 1}, {}, latencies};
+    ValueRuns v{value, {10, 12}, {counters, counters}, {1, 1}, {}, latencies, {}};
     auto r = compare("flush_mode", "stat-reader", {v});
     for (std::size_t i = 0; i < latencies.size(); ++i) {
         RunResult run;

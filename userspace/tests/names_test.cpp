@@ -101,9 +101,11 @@ std::string render(const std::function<void(Output&)>& write, OutputFormat forma
 
 ComparisonReport every_counter_sweep() {
     ValueRuns a{"kernel", {1, 2}, {every_counter(), every_counter()},
-                {1, 1},   {},     {some_latency(), some_latency()}};
+                {1, 1},   {},     {some_latency(), some_latency()},
+                {}};
     ValueRuns b{"never", {3, 4}, {every_counter(), every_counter()},
-                {1, 1},  {},     {some_latency(), some_latency()}};
+                {1, 1},  {},     {some_latency(), some_latency()},
+                {}};
     auto r = compare("flush_mode", "stat-reader", {a, b});
     r.environment.kernel = "6.1.0-57-amd64";
     for (const auto* v : {&a, &b}) {
@@ -200,7 +202,8 @@ TEST(Names, MetricsTakesEveryDocumentedCounter) {
 }
 
 constexpr auto every_metric =
-    "ops_per_sec, metric, seconds, counters, derived, memory_stat, flush.requests, "
+    "ops_per_sec, metric, seconds, counters, derived, memory_stat, flush_reasons, "
+    "flush.requests, "
     "flush.performed, flush.skipped, flush.periodic, flush.async, flush.async_queued, "
     "flush.ns_total, flush.ns_max, charge_stock.attempts, charge_stock.misses, "
     "charge_stock.refills, charge_stock.drains, obj_stock.attempts, obj_stock.misses, "
@@ -209,7 +212,14 @@ constexpr auto every_metric =
     "flushes_per_sec, ns_per_flush, flush.ns_p50, flush.ns_p90, flush.ns_p99, "
     "charge_stock_hit_pct, obj_stock_hit_pct, "
     "objcg_vmstat_miss_pct, pgfault, pgmajfault, workingset_refault_anon, "
-    "workingset_refault_file, anon, file, slab";
+    "workingset_refault_file, anon, file, slab, flush_reasons.reader.requests, "
+    "flush_reasons.reader.performed, flush_reasons.reclaim.requests, "
+    "flush_reasons.reclaim.performed, flush_reasons.refault.requests, "
+    "flush_reasons.refault.performed, flush_reasons.periodic.requests, "
+    "flush_reasons.periodic.performed, flush_reasons.async.requests, "
+    "flush_reasons.async.performed, flush_reasons.forced.requests, "
+    "flush_reasons.forced.performed, flush_reasons.unattributed.requests, "
+    "flush_reasons.unattributed.performed";
 
 TEST(Names, UnknownMetricIsAUsageErrorListingTheNames) {
     const std::string data = MEMCG_STATCTL_TEST_DATA "/compare/";

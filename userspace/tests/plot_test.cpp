@@ -17,8 +17,9 @@ namespace memcg_statctl {
 namespace {
 
 ComparisonReport report() {
-    return compare("flush_mode", "slab",
-                   {{"kernel", {100, 110}, {}, {}, {}, {}}, {"never", {120, 130}, {}, {}, {}, {}}});
+    return compare(
+        "flush_mode", "slab",
+        {{"kernel", {100, 110}, {}, {}, {}, {}, {}}, {"never", {120, 130}, {}, {}, {}, {}, {}}});
 }
 
 TEST(Plot, FormatFromExtension) {

@@ -90,7 +90,7 @@ TEST(Sweep, SeveralKnobsInTextCsvAndJson) {
                                            {"update_flush_every", {"0"}}};
     std::vector<ValueRuns> values;
     for (const auto& c : knob_combinations(knobs)) {
-        values.push_back({row_value(knobs, c), {10, 12}, {}, {1, 1}, {}, {}});
+        values.push_back({row_value(knobs, c), {10, 12}, {}, {1, 1}, {}, {}, {}});
     }
     auto report = compare(knobs_label(knobs), "slab", values);
     report.parameters["knob"] = report.knob;

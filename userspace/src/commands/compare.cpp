@@ -84,7 +84,8 @@ Command add_compare_command(CLI::App& app, Context& ctx) {
                   "compare files whose parameters differ (the differences are printed)");
     sub->add_option("--metrics", opt->metrics,
                     "only these metrics or groups (e.g. counters,ns_per_flush,flush.requests; "
-                    "groups: counters, derived, memory_stat); the compared figure always")
+                    "groups: counters, derived, memory_stat, flush_reasons); the compared figure "
+                    "always")
         ->type_name("a,b");
     sub->add_flag("--all", opt->all,
                   "show every row, also those equal to the first file's or within the noise");

@@ -180,19 +180,8 @@ struct StatsOptions {
     OpenMetricsOptions openmetrics;
 };
 
-// The counters and the flush latency histogram (nullopt without its file), read together.
-struct StatsSample {
-    Counters counters;
-    std::optional<LatencyHistogram> latency;
-    std::optional<FlushReasons> reasons;
-};
-
-StatsSample read_sample(const DebugfsClient& client) {
-    return {client.stats(), client.flush_latency(), client.flush_reasons()};
-}
-
-IntervalReport make_interval(int index, double requested, double seconds, const StatsSample& before,
-                             const StatsSample& after) {
+IntervalReport make_interval(int index, double requested, double seconds,
+                             const ModuleSample& before, const ModuleSample& after) {
     IntervalReport r;
     r.index = index;
     r.timestamp = utc_timestamp();
@@ -231,11 +220,11 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         output->stats(report);
         return;
     }
-    auto before = read_sample(client);
+    auto before = read_module_sample(client);
     auto t_before = ctx.env.now();
     for (int i = 1; opt.count == 0 || i <= opt.count; ++i) {
         ctx.env.sleep(opt.watch);
-        auto after = read_sample(client);
+        auto after = read_module_sample(client);
         const auto t_after = ctx.env.now();
         // Measured, not nominal, interval: sleeping and reading take time too.
         output->interval(make_interval(i, opt.watch, t_after - t_before, before, after));

@@ -90,6 +90,9 @@ public:
         if (r.flush_latency) {
             v.flush_latencies.push_back(*r.flush_latency);
         }
+        if (r.flush_reasons) {
+            v.flush_reasons.push_back(*r.flush_reasons);
+        }
         MemoryStat total;
         for (const auto& m : r.memory_stat) {
             total = memory_stat_sum(total, m.delta);

@@ -142,6 +142,25 @@ void add_numbers(const Reader& in, const Json& object, const std::string& path,
     }
 }
 
+// A `flush_reasons` object (stats --json's shape): each class's requests and performed, as
+// flush_reasons.CLASS.requests and .performed of the group flush_reasons. Null or absent
+// (no module file, or a file older than the field): nothing.
+void add_reasons(const Reader& in, const Json& holder, const std::string& path,
+                 const AddNumber& add) {
+    if (!holder.contains("flush_reasons") || holder.at("flush_reasons").is_null()) {
+        return;
+    }
+    const auto& reasons = in.object(holder, path, "flush_reasons");
+    const auto classes_path = path + ".flush_reasons.classes[]";
+    for (const auto& c : in.array(reasons, path + ".flush_reasons", "classes")) {
+        const auto name = in.string(c, classes_path, "name");
+        for (const char* count : {"requests", "performed"}) {
+            add(fmt::format("flush_reasons.{}.{}", name, count), "flush_reasons",
+                in.number(c, classes_path, count));
+        }
+    }
+}
+
 // A run's memory.stat deltas summed over its measured cgroups, as the sweep's rows do.
 std::map<std::string, double> memory_stat_total(const Reader& in, const Json& result,
                                                 const std::string& path) {
@@ -170,6 +189,7 @@ void add_run(const Reader& in, const Json& run, const std::string& path, const s
     add_numbers(in, run.contains("counters") ? run.at("counters") : Json(), path + ".counters",
                 "counters", sample);
     add_numbers(in, in.object(run, path, "derived"), path + ".derived", "derived", sample);
+    add_reasons(in, run, path, sample);
     for (const auto& [name, x] : memory_stat_total(in, run, path)) {
         add_sample(v, name, "memory_stat", x);
     }
@@ -242,6 +262,14 @@ CompareSeries sweep_series(const Reader& in, const Json& doc, const std::string&
         for (const char* key : {"counters", "derived", "memory_stat"}) {
             add_numbers(in, in.object(row, rows_path, key), rows_path + "." + key, key, mean);
         }
+        // A row's reasons are its runs' sum: per run, as the other means are.
+        add_reasons(in, row, rows_path,
+                    [&](const std::string& name, const std::string& group, double x) {
+                        const auto n = in.number(row, rows_path, "n");
+                        if (n > 0) {
+                            add_mean(v, name, group, x / n);
+                        }
+                    });
     }
     return s;
 }

@@ -8,6 +8,7 @@
 
 #include "cgroup/memory_stat.h"
 #include "debugfs/counters.h"
+#include "debugfs/reasons.h"
 #include "exit_code.h"
 #include "statistics.h"
 #include "text_util.h"
@@ -15,10 +16,14 @@
 namespace memcg_statctl {
 
 std::vector<std::string> metric_names() {
-    std::vector<std::string> names = {"ops_per_sec", "metric",  "seconds",
-                                      "counters",    "derived", "memory_stat"};
+    std::vector<std::string> names = {"ops_per_sec", "metric",      "seconds",      "counters",
+                                      "derived",     "memory_stat", "flush_reasons"};
     for (const auto* list : {&counter_names(), &derived_names(), &memory_stat_fields()}) {
         names.insert(names.end(), list->begin(), list->end());
+    }
+    for (const auto klass : flush_reason_classes()) {
+        names.push_back(fmt::format("flush_reasons.{}.requests", klass));
+        names.push_back(fmt::format("flush_reasons.{}.performed", klass));
     }
     return names;
 }
@@ -41,7 +46,7 @@ void check_metric_names(const std::vector<std::string>& names) {
 
 namespace {
 
-// `metrics` holds names and groups (counters, derived, memory_stat).
+// `metrics` holds names and groups (counters, derived, memory_stat, flush_reasons).
 bool wanted(const CompareValue& v, const std::string& name,
             const std::vector<std::string>& metrics) {
     const auto group = v.groups.find(name);

@@ -35,8 +35,8 @@ std::string describe_differences(const std::vector<ResultsDocument>& files,
                                  const std::vector<Difference>& differences);
 
 // The names `compare --metrics` takes, each metric's one name as text, JSON and CSV print
-// it: the compared figures, the groups, the module's counters, the derived values and the
-// memory.stat fields; figures and groups first.
+// it: the compared figures, the groups, the module's counters, the derived values, the
+// memory.stat fields and flush_reasons.CLASS.requests|performed; figures and groups first.
 std::vector<std::string> metric_names();
 
 // Throws ToolError (usage) for the first name not in metric_names(), listing them all.
@@ -93,8 +93,9 @@ std::vector<std::string> file_labels(const std::vector<ResultsDocument>& files);
 // "flush_mode=never: ops_per_sec on 6.12.9 -12.30% +- 2.10% vs 6.1.0 (p=0.003)".
 std::vector<std::string> compare_summary(const CompareTable& table, const CompareSection& sec);
 
-// Keeps the metrics named in `metrics` (a name, or a group: counters, derived, memory_stat;
-// see check_metric_names()); all when it is empty. The compared figure is always kept.
+// Keeps the metrics named in `metrics` (a name, or a group: counters, derived, memory_stat,
+// flush_reasons; see check_metric_names()); all when it is empty. The compared figure is
+// always kept.
 CompareTable compare_documents(std::vector<ResultsDocument> files,
                                const std::vector<std::string>& metrics = {});
 

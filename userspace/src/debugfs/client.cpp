@@ -159,6 +159,11 @@ std::optional<FlushReasons> DebugfsClient::flush_reasons() const {
     return parse_flush_reasons(read(flush_reasons_file));
 }
 
+ModuleSample read_module_sample(const DebugfsClient& client) {
+    // Braced: evaluated in order, the counters first.
+    return {client.stats(), client.flush_latency(), client.flush_reasons()};
+}
+
 std::vector<std::string> DebugfsClient::knob_names() const {
     std::vector<std::string> names;
     std::error_code ec;

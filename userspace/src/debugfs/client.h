@@ -89,4 +89,15 @@ private:
     FileWriter writer_;
 };
 
+// What `stats --watch`, a run and an experiment's run read of the module at each end of
+// their span. Always read in this order, so that each delta spans the same stretch of time
+// as nearly as the reads allow.
+struct ModuleSample {
+    Counters counters;
+    std::optional<LatencyHistogram> latency; // nullopt: no flush_latency file
+    std::optional<FlushReasons> reasons;     // nullopt: no flush_reasons file
+};
+
+ModuleSample read_module_sample(const DebugfsClient& client);
+
 } // namespace memcg_statctl

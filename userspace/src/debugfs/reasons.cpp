@@ -42,12 +42,32 @@ std::vector<FlushReason> delta(const std::vector<FlushReason>& before,
     return out;
 }
 
+// Adds `add` into `total`, by name: a name not there yet is appended.
+void merge(std::vector<FlushReason>& total, const std::vector<FlushReason>& add) {
+    for (const auto& a : add) {
+        const auto it = std::find_if(total.begin(), total.end(),
+                                     [&](const auto& t) { return t.name == a.name; });
+        if (it == total.end()) {
+            total.push_back(a);
+        } else {
+            it->requests += a.requests;
+            it->performed += a.performed;
+        }
+    }
+}
+
 void by_requests(std::vector<FlushReason>& v) {
     std::stable_sort(v.begin(), v.end(),
                      [](const auto& a, const auto& b) { return a.requests > b.requests; });
 }
 
 } // namespace
+
+const std::vector<std::string_view>& flush_reason_classes() {
+    static const std::vector<std::string_view> names = {
+        "reader", "reclaim", "refault", "periodic", "async", "forced", "unattributed"};
+    return names;
+}
 
 FlushReasons parse_flush_reasons(std::string_view text) {
     FlushReasons r;
@@ -91,6 +111,19 @@ std::optional<FlushReasons> reasons_delta(const std::optional<FlushReasons>& bef
                    delta(before->callers, after->callers, false)};
     by_requests(d.callers);
     return d;
+}
+
+std::optional<FlushReasons> reasons_sum(const std::vector<FlushReasons>& runs) {
+    if (runs.empty()) {
+        return std::nullopt;
+    }
+    FlushReasons total;
+    for (const auto& r : runs) {
+        merge(total.classes, r.classes);
+        merge(total.callers, r.callers);
+    }
+    by_requests(total.callers);
+    return total;
 }
 
 } // namespace memcg_statctl

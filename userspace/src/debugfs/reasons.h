@@ -29,6 +29,10 @@ struct FlushReasons {
 
 inline constexpr std::string_view flush_reasons_file = "flush_reasons";
 
+// The requester classes of module/ABI.md, in its order: the names `compare --metrics`
+// knows. A newer module's class is read and shown all the same.
+const std::vector<std::string_view>& flush_reason_classes();
+
 // Throws ToolError naming the line for anything but `class NAME R P S` and
 // `caller FUNCTION CLASS R P S` lines (decimal u64s, R = P + S) and for a file without
 // classes. Other first words are skipped: a newer module may add line kinds.
@@ -39,5 +43,10 @@ FlushReasons parse_flush_reasons(std::string_view text);
 // in between are left out. nullopt unless both reads have the file.
 std::optional<FlushReasons> reasons_delta(const std::optional<FlushReasons>& before,
                                           const std::optional<FlushReasons>& after);
+
+// The runs' reasons added up, as a sweep's row sums its runs: classes and callers merged by
+// name (classes in first-seen order, callers most requests first; a caller keeps the class
+// it first had). nullopt for no runs.
+std::optional<FlushReasons> reasons_sum(const std::vector<FlushReasons>& runs);
 
 } // namespace memcg_statctl

@@ -132,7 +132,7 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
             }
             const int cgroups = var.cgroups.value_or(job.cgroups);
             auto workload = job.make();
-            const auto [m, deltas, insns, latency] = run_once(*workload, job, cgroups);
+            const auto [m, deltas, insns, latency, reasons] = run_once(*workload, job, cgroups);
             if (job.collect) {
                 job.collect(*workload, s.value_index, deltas);
             }
@@ -148,7 +148,8 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
                                     {"figures", figures},
                                     {"instructions", insns ? Json(*insns) : Json(nullptr)},
                                     {"counters", deltas ? counters_json(*deltas) : Json(nullptr)},
-                                    {"flush_latency", latency_json(latency)}});
+                                    {"flush_latency", latency_json(latency)},
+                                    {"flush_reasons", reasons_json(reasons)}});
             save_partial();
             const auto n = job.metrics.size();
             for (std::size_t k = 0; k < n; ++k) {
@@ -160,6 +161,9 @@ std::vector<std::vector<ComparisonReport>> Experiment::run(const std::string& kn
                     r.counter_deltas.push_back(*deltas);
                     if (latency) {
                         r.flush_latencies.push_back(*latency);
+                    }
+                    if (reasons) {
+                        r.flush_reasons.push_back(*reasons);
                     }
                 }
                 if (insns) {
@@ -207,8 +211,7 @@ Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgr
         }
     }
     HierarchyPlacement placement(hierarchy);
-    const auto before = client_.stats();
-    const auto latency_before = client_.flush_latency();
+    const auto before = read_module_sample(client_);
     RunPlan plan;
     plan.tasks_per_cgroup = job.tasks;
     plan.duration = opt_.duration * job.duration_factor;
@@ -219,9 +222,10 @@ Experiment::RunOutcome Experiment::run_once(Workload& w, const Job& job, int cgr
         plan.window_close = [this, &insns] { insns = insns_->close(); };
     }
     auto m = run_workload(w, plan, placement);
-    // Braced: evaluated in order, the counters read before the histogram as at the start.
-    return {std::move(m), Counters::delta(before, client_.stats()), insns,
-            histogram_delta(latency_before, client_.flush_latency())};
+    const auto after = read_module_sample(client_);
+    return {std::move(m), Counters::delta(before.counters, after.counters), insns,
+            histogram_delta(before.latency, after.latency),
+            reasons_delta(before.reasons, after.reasons)};
 }
 
 double per_giga_instructions(double per_second, double seconds, std::uint64_t instructions) {

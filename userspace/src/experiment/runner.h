@@ -142,6 +142,8 @@ private:
         std::optional<std::uint64_t> instructions; // in the window, all vCPUs
         // The flush latency histogram's delta; nullopt without the module's file.
         std::optional<LatencyHistogram> flush_latency;
+        // The flush requests by reason over the window; nullopt without the module's file.
+        std::optional<FlushReasons> flush_reasons;
     };
     RunOutcome run_once(Workload& w, const Job& job, int cgroups);
 

@@ -60,22 +60,51 @@ void name_values(std::ostream& out, const NameValues& nv) {
     }
 }
 
-// The reasons in long form: flush_reasons.CLASS.requests|performed|skipped, then
-// flush_reasons.caller.FUNCTION.requests|performed|skipped.
-std::vector<std::pair<std::string, std::uint64_t>> reason_values(const FlushReasons& r) {
-    std::vector<std::pair<std::string, std::uint64_t>> out;
-    const auto add = [&](const std::string& prefix, const FlushReason& x) {
-        out.emplace_back(prefix + ".requests", x.requests);
-        out.emplace_back(prefix + ".performed", x.performed);
-        out.emplace_back(prefix + ".skipped", x.skipped());
-    };
+using ReasonValues = std::vector<std::pair<std::string, std::uint64_t>>;
+
+void add_reason(ReasonValues& out, const std::string& prefix, const FlushReason& x) {
+    out.emplace_back(prefix + ".requests", x.requests);
+    out.emplace_back(prefix + ".performed", x.performed);
+    out.emplace_back(prefix + ".skipped", x.skipped());
+}
+
+// flush_reasons.CLASS.requests|performed|skipped for every class.
+ReasonValues class_values(const FlushReasons& r) {
+    ReasonValues out;
     for (const auto& c : r.classes) {
-        add("flush_reasons." + c.name, c);
-    }
-    for (const auto& c : r.callers) {
-        add("flush_reasons.caller." + c.name, c);
+        add_reason(out, "flush_reasons." + c.name, c);
     }
     return out;
+}
+
+// The reasons in long form: the class_values(), then
+// flush_reasons.caller.FUNCTION.requests|performed|skipped.
+ReasonValues reason_values(const FlushReasons& r) {
+    auto out = class_values(r);
+    for (const auto& c : r.callers) {
+        add_reason(out, "flush_reasons.caller." + c.name, c);
+    }
+    return out;
+}
+
+void reason_lines(std::ostream& out, const std::optional<FlushReasons>& r) {
+    if (r) {
+        for (const auto& [name, value] : reason_values(*r)) {
+            line(out, {name, std::to_string(value)});
+        }
+    }
+}
+
+// A sweep row's reasons as columns: its classes only, as the callers differ between values
+// and runs (the JSON document has them). An empty object without reasons.
+Json class_columns(const std::optional<FlushReasons>& r) {
+    Json j = Json::object();
+    if (r) {
+        for (const auto& [name, value] : class_values(*r)) {
+            j[name] = value;
+        }
+    }
+    return j;
 }
 
 // The histogram in long form: one `flush_latency.LO-HI,count` line per bucket.
@@ -107,11 +136,7 @@ void CsvOutput::stats(const StatsReport& r) {
         line(out_, {d.name, optional_number(d.value)});
     }
     bucket_lines(out_, r.flush_latency);
-    if (r.flush_reasons) {
-        for (const auto& [name, value] : reason_values(*r.flush_reasons)) {
-            line(out_, {name, std::to_string(value)});
-        }
-    }
+    reason_lines(out_, r.flush_reasons);
 }
 
 template <>
@@ -168,6 +193,7 @@ void CsvOutput::run(const RunReport& r) {
         line(out_, {d.name, optional_number(d.value)});
     }
     bucket_lines(out_, res.flush_latency);
+    reason_lines(out_, res.flush_reasons);
 }
 
 template <>
@@ -175,10 +201,11 @@ void CsvOutput::comparison(const ComparisonReport& r) {
     // Wide form for spreadsheets: one row per knob value, columns named as the fields of a
     // row of the JSON document (`rows[]`); those of its counters, derived and memory_stat
     // objects by their own names (`flush.requests`, `flushes_per_sec`, `pgfault`: no two
-    // alike), the union over all rows in first-seen order. `samples` is left out: a list. Each cell
-    // is taken from that JSON row (comparison_row_json), so the two formats cannot disagree: a null
-    // there (stddev of one run, no statistics without runs, no %change for the baseline) is an
-    // empty cell.
+    // alike), its flush_reasons' classes as stats' CSV names them
+    // (`flush_reasons.reader.requests`), the union over all rows in first-seen order. `samples` is
+    // left out: a list. Each cell is taken from that JSON row (comparison_row_json), so the two
+    // formats cannot disagree: a null there (stddev of one run, no statistics without runs, no
+    // %change for the baseline) is an empty cell.
     struct Column {
         std::string group; // "" for a field of the row itself
         std::string key;
@@ -192,8 +219,9 @@ void CsvOutput::comparison(const ComparisonReport& r) {
     rows.reserve(r.rows.size());
     for (const auto& row : r.rows) {
         rows.push_back(comparison_row_json(row));
+        rows.back()["flush_reasons"] = class_columns(row.flush_reasons); // flat, as columns
     }
-    for (const char* group : {"counters", "derived", "memory_stat"}) {
+    for (const char* group : {"counters", "derived", "flush_reasons", "memory_stat"}) {
         for (const auto& row : rows) {
             for (const auto& item : row.at(group).items()) {
                 const auto& key = item.key(); // not a structured binding: captured below

@@ -94,6 +94,8 @@ struct RunResult {
     std::vector<DerivedValue> derived;
     // The flush latency histogram's delta; nullopt without the module or its file.
     std::optional<LatencyHistogram> flush_latency;
+    // The flush requests by reason over the window; nullopt without the module or its file.
+    std::optional<FlushReasons> flush_reasons;
     std::vector<CgroupMemoryDelta> memory_stat; // per measured cgroup
 };
 
@@ -118,6 +120,9 @@ struct ComparisonRow {
     bool significant = false;
     Counters mean_counter_deltas; // per run, averaged over runs (rounded)
     std::vector<DerivedValue> derived;
+    // The runs' flush requests by reason summed (not averaged: a count of requests per
+    // value); nullopt unless every run with counters has them.
+    std::optional<FlushReasons> flush_reasons;
     MemoryStat mean_memory_stat; // per run, summed over the measured cgroups, averaged
 };
 

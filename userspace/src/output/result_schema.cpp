@@ -99,6 +99,7 @@ Json run_result_json(const RunResult& r) {
             {"counters", r.counters ? counters_json(*r.counters) : Json(nullptr)},
             {"derived", derived_json(r.derived)},
             {"flush_latency", latency_json(r.flush_latency)},
+            {"flush_reasons", reasons_json(r.flush_reasons)},
             {"memory_stat", memory}};
 }
 
@@ -116,6 +117,7 @@ Json comparison_row_json(const ComparisonRow& row) {
             {"samples", row.samples},
             {"counters", counters_json(row.mean_counter_deltas)},
             {"derived", derived_json(row.derived)},
+            {"flush_reasons", reasons_json(row.flush_reasons)},
             {"memory_stat", memory_stat_json(row.mean_memory_stat)}};
 }
 

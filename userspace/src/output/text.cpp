@@ -36,12 +36,16 @@ void print_derived(std::ostream& out, const std::vector<DerivedValue>& derived) 
     t.print(out);
 }
 
+bool any_requests(const FlushReasons& r) {
+    return std::any_of(r.classes.begin(), r.classes.end(),
+                       [](const auto& c) { return c.requests > 0; });
+}
+
 // The classes that asked (all of them when none did), then the callers that asked, most
 // first, at most ten: which requesters the flush policy turned away (SKIPPED).
 void print_reasons(std::ostream& out, const FlushReasons& r) {
     constexpr std::size_t max_callers = 10;
-    const bool any = std::any_of(r.classes.begin(), r.classes.end(),
-                                 [](const auto& c) { return c.requests > 0; });
+    const bool any = any_requests(r);
     TextTable t({Align::left, Align::right, Align::right, Align::right});
     t.row({"FLUSH REQUESTS BY", "REQUESTS", "PERFORMED", "SKIPPED"});
     for (const auto& c : r.classes) {
@@ -118,6 +122,32 @@ void print_memory_stat_rows(std::ostream& out, const ComparisonReport& r) {
                         for (const auto& [n, v] : row.mean_memory_stat) {
                             if (n == name) {
                                 return std::to_string(v);
+                            }
+                        }
+                        return std::string("-");
+                    });
+}
+
+// The classes that asked in any row, "requests/performed" summed over each value's runs:
+// the policy's effect on who flushes, beside the counters' means.
+void print_reason_rows(std::ostream& out, const ComparisonReport& r) {
+    std::vector<std::string> names;
+    for (const auto& row : r.rows) {
+        if (row.flush_reasons) {
+            for (const auto& c : row.flush_reasons->classes) {
+                if (c.requests > 0) {
+                    add_name(names, c.name);
+                }
+            }
+        }
+    }
+    print_per_value(out, "flush requests by class, requests/performed (sum over runs)", r, names,
+                    [](const ComparisonRow& row, const std::string& name) {
+                        if (row.flush_reasons) {
+                            for (const auto& c : row.flush_reasons->classes) {
+                                if (c.name == name) {
+                                    return fmt::format("{}/{}", c.requests, c.performed);
+                                }
                             }
                         }
                         return std::string("-");
@@ -250,6 +280,9 @@ void TextOutput::run(const RunReport& r) {
         fmt::print(out_, "module counters (system-wide, all cgroups):\n");
         print_counters(out_, *res.counters, "DELTA");
         print_derived(out_, res.derived);
+        if (res.flush_reasons && any_requests(*res.flush_reasons)) {
+            print_reasons(out_, *res.flush_reasons);
+        }
         if (res.flush_latency) {
             out_ << latency_text(*res.flush_latency);
         }
@@ -329,6 +362,7 @@ void TextOutput::comparison(const ComparisonReport& r) {
                         }
                         return std::string("-");
                     });
+    print_reason_rows(out_, r);
     print_memory_stat_rows(out_, r);
 }
 

@@ -264,10 +264,8 @@ RunResult RunSession::run_in_hierarchy() {
     CgroupHierarchy hierarchy(*backend_, options_.cgroups, options_.depth, ::getpid(),
                               parent_->rel());
     HierarchyPlacement placement(hierarchy);
-    std::optional<Counters> before;
-    std::optional<Counters> after;
-    std::optional<LatencyHistogram> latency_before; // nullopt: no flush_latency file
-    std::optional<LatencyHistogram> latency_after;
+    std::optional<ModuleSample> before; // nullopt: without the module
+    std::optional<ModuleSample> after;
     MemoryStat mem_before;
     MemoryStat mem_after;
     RunPlan plan;
@@ -280,14 +278,12 @@ RunResult RunSession::run_in_hierarchy() {
     plan.window_open = [&] {
         mem_before = read_run_memory_stat(hierarchy);
         if (module_) {
-            before = client.stats();
-            latency_before = client.flush_latency();
+            before = read_module_sample(client);
         }
     };
     plan.window_close = [&] {
         if (module_) {
-            after = client.stats();
-            latency_after = client.flush_latency();
+            after = read_module_sample(client);
         }
         mem_after = read_run_memory_stat(hierarchy);
     };
@@ -314,9 +310,7 @@ RunResult RunSession::run_in_hierarchy() {
         }
     }
     if (before && after) {
-        r.counters = Counters::delta(*before, *after);
-        r.flush_latency = histogram_delta(latency_before, latency_after);
-        r.derived = derive(*r.counters, r.seconds, r.flush_latency);
+        set_module_deltas(r, *before, *after);
     }
     r.memory_stat.push_back(
         {hierarchy.top_dir().string(), memory_stat_delta(mem_before, mem_after)});
@@ -379,16 +373,13 @@ RunResult RunSession::observe() {
     for (const auto& g : groups) {
         mem_before.push_back(read_memory_stat(g));
     }
-    const auto before = module_ ? std::optional<Counters>(client.stats()) : std::nullopt;
-    const auto latency_before = module_ ? client.flush_latency() : std::nullopt;
+    const auto module_before = module_ ? std::optional(read_module_sample(client)) : std::nullopt;
     const auto start = std::chrono::steady_clock::now();
     wait(options_.duration.value_or(default_duration));
     RunResult r;
     r.memory_stat.reserve(groups.size());
-    if (before) {
-        r.counters = Counters::delta(*before, client.stats());
-        r.flush_latency = histogram_delta(latency_before, client.flush_latency());
-    }
+    const auto module_after =
+        module_before ? std::optional(read_module_sample(client)) : std::nullopt;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i = 0; i < groups.size(); ++i) {
         MemoryStat after;
@@ -398,10 +389,17 @@ RunResult RunSession::observe() {
         } // a group removed meanwhile (its scope ended) has no delta
         r.memory_stat.push_back({groups[i].string(), memory_stat_delta(mem_before[i], after)});
     }
-    if (r.counters) {
-        r.derived = derive(*r.counters, r.seconds, r.flush_latency);
+    if (module_before && module_after) {
+        set_module_deltas(r, *module_before, *module_after);
     }
     return r;
+}
+
+void set_module_deltas(RunResult& r, const ModuleSample& before, const ModuleSample& after) {
+    r.counters = Counters::delta(before.counters, after.counters);
+    r.flush_latency = histogram_delta(before.latency, after.latency);
+    r.flush_reasons = reasons_delta(before.reasons, after.reasons);
+    r.derived = derive(*r.counters, r.seconds, r.flush_latency);
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include "cgroup/backend.h"
 #include "cgroup/placement.h"
 #include "commands/cli.h"
+#include "debugfs/client.h"
 #include "output/reports.h"
 #include "run/shell_hooks.h"
 #include "workloads/command.h"
@@ -92,6 +93,11 @@ private:
     std::unique_ptr<CgroupParent> parent_;
     bool module_ = false;
 };
+
+// A run's module figures: r's counters, flush_latency and flush_reasons become their deltas
+// over the window between the two samples, and r.derived comes from them over r.seconds
+// (set it first).
+void set_module_deltas(RunResult& r, const ModuleSample& before, const ModuleSample& after);
 
 // What `run` and `sweep` tell about a user's command: its output on stderr, and whether a
 // copy failed.

@@ -179,6 +179,9 @@ ComparisonReport compare(const std::string& knob, const std::string& workload,
                                      : std::nullopt;
             row.derived =
                 derive(total, seconds > 0 ? std::optional<double>(seconds) : std::nullopt, latency);
+            if (v.flush_reasons.size() == v.counter_deltas.size()) {
+                row.flush_reasons = reasons_sum(v.flush_reasons);
+            }
         }
         if (!v.memory_stats.empty()) {
             MemoryStat total;

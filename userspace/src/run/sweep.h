@@ -81,6 +81,8 @@ struct ValueRuns {
     std::vector<MemoryStat> memory_stats; // one per run (summed over measured cgroups)
     // One per run; empty without the module's flush_latency file.
     std::vector<LatencyHistogram> flush_latencies;
+    // One per run; empty without the module's flush_reasons file.
+    std::vector<FlushReasons> flush_reasons;
 };
 
 // A value without runs (a sweep interrupted before its first run of that value) gets a row
