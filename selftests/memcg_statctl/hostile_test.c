@@ -1043,7 +1043,18 @@ static int worker(void *arg, struct child *c)
 	return 0;
 }
 
-/* a snapshot two consecutive reads agree on */
+/* requests = performed + skipped: no flush in flight between the two */
+static bool flush_settled(struct stats *s)
+{
+	return stat_must(s, "flush.requests") ==
+	       stat_must(s, "flush.performed") + stat_must(s, "flush.skipped");
+}
+
+/*
+ * A snapshot two consecutive reads agree on, with no flush in flight: a
+ * request is counted when a flush starts and its outcome when it ends, and
+ * a vCPU that QEMU pauses mid-flush can hold that gap for a while.
+ */
 static int stats_quiet(struct stats *s)
 {
 	struct stats t;
@@ -1061,7 +1072,7 @@ static int stats_quiet(struct stats *s)
 		for (k = 0; same && k < s->n; k++)
 			same = s->val[k] == t.val[k];
 		*s = t;
-		if (same)
+		if (same && flush_settled(s))
 			return 0;
 	}
 	return 0;	/* the periodic flusher never stops: close enough */
