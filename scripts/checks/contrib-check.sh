@@ -49,12 +49,18 @@ feeder=
 groups=()
 knobs=(flush_mode flush_threshold update_flush_every flush_period_ms stock_hooks)
 declare -A saved
+# the knobs as they were before this check (none saved against the stand-in)
+restore_knobs() {
+	local k
+	for k in "${!saved[@]}"; do echo "${saved[$k]}" >"$fake/$k" 2>/dev/null || true; done
+}
 cgroup=
 cleanup() {
-	local g k
-	[ -z "$feeder" ] || kill "$feeder" 2>/dev/null || true
+	local g
+	# waited for: a feeder still writing would race the rm -rf below
+	[ -z "$feeder" ] || { kill "$feeder" 2>/dev/null; wait "$feeder" 2>/dev/null; } || true
 	for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
-	for k in "${!saved[@]}"; do echo "${saved[$k]}" >"$fake/$k" 2>/dev/null || true; done
+	restore_knobs
 	if [ -n "$cgroup" ]; then # the reader's last `cat` or `sleep` may still be in it
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			xargs -r kill -KILL <"$cgroup/cgroup.procs" 2>/dev/null || true
@@ -199,7 +205,7 @@ TAP_CAPTURE=$tmp/capture check "LKP setup: flush_mode, flush_threshold, update_f
 unset TAP_CAPTURE
 # The module's own values again, for the monitor below (with flush_mode
 # never, reads still ask, but the update path would flush every 32 events).
-for k in "${!saved[@]}"; do echo "${saved[$k]}" >"$fake/$k"; done
+restore_knobs
 no_module() {
 	local rc=0
 	MEMCG_STATCTL_DEBUGFS=$tmp/debugfs/absent "$lkp/memcg-statctl/setup" >/dev/null 2>&1 ||

@@ -86,9 +86,9 @@ done
 # (in /tmp: apt reads local packages as its _apt user, who cannot enter /root)
 chmod 0755 "$stage/tmp/deb"
 install -m 0755 "$MCS_ROOT/scripts/guest/deb-steps.sh" "$stage/root/mcs/"
-install -m 0644 "$MCS_ROOT/scripts/checks/tap.sh" "$stage/root/mcs/"
-# The contrib adapters (no package carries them) and their check, laid out
-# as in the tree: deb-steps.sh runs it against the installed module.
+# The contrib adapters (no package carries them), their check and the TAP
+# helpers, laid out as in the tree: deb-steps.sh runs the check against the
+# installed module.
 for f in scripts/lib.sh scripts/checks/tap.sh scripts/checks/fake-debugfs.sh \
 	scripts/checks/contrib-check.sh; do
 	install -D "$MCS_ROOT/$f" "$stage/root/mcs/src/$f"

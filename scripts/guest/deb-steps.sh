@@ -13,8 +13,9 @@
 # Output: TAP 13.
 here=$(cd "$(dirname "$0")" && pwd)
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+# (deb-check.sh lays out the tree's scripts under src/)
 # shellcheck source=scripts/checks/tap.sh
-source "$here/tap.sh"
+source "$here/src/scripts/checks/tap.sh"
 TAP_NAME="deb test"
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 krel=$(uname -r)
