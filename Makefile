@@ -134,13 +134,12 @@ check:
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	scripts/checks/lanes.sh check-lane-a check-lane-b
 
-## make check-lane-a          check's 6.1 lane: the kselftest package without the module, install
-##                            check, a short experiment in guest instructions, readme-check,
-##                            then the Debian packages of lane b (deb-check: lintian, install,
-##                            the kselftests with DKMS's module, purge)
+## make check-lane-a          check's 6.1 lane: the kselftest package without the module, a
+##                            short experiment in guest instructions, readme-check, then the
+##                            Debian packages of lane b (deb-check: lintian, install, the
+##                            kselftests with DKMS's module, purge)
 check-lane-a: userspace
 	MCS_KSFT_RUNS=nomod $(MAKE) check-kselftest KVER=6.1
-	scripts/checks/install-check.sh 6.1
 	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
 	scripts/checks/deb-check.sh 6.1
@@ -150,7 +149,8 @@ check-lane-a: userspace
 CHECK_STRESS_S ?= 60
 ## make check-lane-b          check's other lane: the Debian packages (make deb, for lane a's
 ##                            deb-check), vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12, the
-##                            refusal check (6.12 booted with cgroup_disable=memory)
+##                            refusal check (6.12 booted with cgroup_disable=memory), the
+##                            install check (6.1; here, as lane a is the longer one)
 check-lane-b:
 	$(MAKE) deb
 	MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) $(MAKE) vmtest KVER=6.12
@@ -158,6 +158,7 @@ check-lane-b:
 	scripts/checks/dkms-check.sh 6.1
 	scripts/checks/dkms-check.sh 6.12
 	scripts/checks/refusal-check.sh 6.12
+	scripts/checks/install-check.sh 6.1
 
 # The selftests under the kernel's own debug checks (lockdep, KASAN,
 # kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time
