@@ -3,7 +3,8 @@
 # scripts/checks/deb-check.sh, as root, in its Debian 12 root, no network):
 # /tmp/deb/*.deb installed with apt-get, DKMS's module for the running
 # kernel, modprobe, the tool, its man page and bash completion, the mmtests
-# and LKP adapters of contrib/ against the module, the installed kselftests (run_kselftest.sh), apt-get purge leaving nothing,
+# and LKP adapters of contrib/ against the module, the installed kselftests
+# (run_kselftest.sh), apt-get purge leaving nothing,
 # and a kernel DKMS refuses: the dkms package installed while the running
 # kernel's headers lack CONFIG_KPROBES (test-only: the headers' .config is
 # edited and restored) must install cleanly (state ii, dpkg --audit empty)

@@ -49,8 +49,8 @@ void run_compare(const Context& ctx, const CompareOptions& opt) {
                                         "(--allow-mismatch compares them anyway)",
                                         list));
         }
-        if (opt.format.format() !=
-            OutputFormat::text) { // the text and markdown tables list them themselves
+        // the text and markdown tables list the differences themselves
+        if (opt.format.format() != OutputFormat::text) {
             fmt::print(ctx.env.err, "warning: compared anyway, the files differ:\n{}", list);
         }
     }
