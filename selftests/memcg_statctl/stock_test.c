@@ -19,7 +19,9 @@
  * obj_stock_tmpfs_files the others.
  *
  * objcg_vmstat.flushes is opt-in (objcg_flush_hooks): the program turns it
- * on for its run, and objcg_flush_switch checks the switch itself.
+ * on for its run, and objcg_flush_switch checks the switch itself; where
+ * its hook is missing, that the switch still takes 0 and 1 only and the
+ * counter stays unlisted either way.
  */
 #define _GNU_SOURCE
 
@@ -585,6 +587,48 @@ static int optin_is(bool listed, const char *state, const char *when)
 	return bad;
 }
 
+/* Whether the hook of objcg_vmstat.flushes is `missing` on this kernel. */
+static bool optin_missing(void)
+{
+	const struct hook *h;
+	struct hooks hs;
+
+	if (hooks_read(&hs))
+		return false;
+	h = hook_find(&hs, "objcg_vmstat.flushes");
+	return h && !strcmp(h->state, "missing");
+}
+
+/*
+ * Its hook missing (the debug build inlines the caller it filters on): the
+ * switch still takes 0 and 1 only, and the counter, which has no source,
+ * is not listed whatever the switch says (module/ABI.md, `stats`).
+ */
+static int test_optin_switch_missing(const char *optin)
+{
+	uint64_t v;
+	int bad = 0, on;
+
+	if (statctl_write("objcg_flush_hooks", "2", 1) != -EINVAL) {
+		diag("objcg_flush_hooks accepted 2, or failed other than EINVAL");
+		bad++;
+	}
+	for (on = 0; on <= 1; on++) {
+		if (statctl_set("objcg_flush_hooks", on ? "1" : "0")) {
+			diag("objcg_flush_hooks=%d refused", on);
+			bad++;
+		}
+		if (!stat_get("objcg_vmstat.flushes", &v)) {
+			diag("objcg_flush_hooks=%d: objcg_vmstat.flushes listed, its hook missing",
+			     on);
+			bad++;
+		}
+	}
+	statctl_write("objcg_flush_hooks", optin, strlen(optin));
+	diag("objcg_vmstat.flushes' hook is missing here: the switch and the unlisted counter checked");
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 /*
  * objcg_vmstat.flushes counts while objcg_flush_hooks and stock_hooks are
  * both 1; the counter is listed while objcg_flush_hooks is 1, and keeps
@@ -599,13 +643,15 @@ static int test_optin_switch(void)
 
 	if (!statctl_has("objcg_flush_hooks") || !statctl_has("stock_hooks"))
 		return KSFT_SKIP;
-	if (hooks_present_state_is(flush_rows, 1, "attached")) {
-		diag("objcg_vmstat.flushes missing here, or off at the start");
-		return KSFT_SKIP;
-	}
 	if (statctl_read_line("stock_hooks", stock, sizeof(stock)) ||
 	    statctl_read_line("objcg_flush_hooks", optin, sizeof(optin)))
 		return KSFT_FAIL;
+	if (optin_missing())
+		return test_optin_switch_missing(optin);
+	if (hooks_present_state_is(flush_rows, 1, "attached")) {
+		diag("objcg_vmstat.flushes off at the start");
+		return KSFT_SKIP;
+	}
 	if (statctl_write("objcg_flush_hooks", "2", 1) != -EINVAL) {
 		diag("objcg_flush_hooks accepted 2, or failed other than EINVAL");
 		bad++;
