@@ -18,6 +18,7 @@
 #include "flush.h"
 #include "flush_reasons.h"
 #include "knob.h"
+#include "staleness.h"
 #include "stock.h"
 #include "version.h"
 
@@ -35,6 +36,7 @@ static int mcs_version_show(struct seq_file *m, void *v)
 	/* Under lockdown debugfs refuses writes: knobs only as parameters. */
 	seq_printf(m, "lockdown %s\n",
 		   security_locked_down(LOCKDOWN_DEBUGFS) ? "debugfs" : "none");
+	seq_printf(m, "pending %s\n", mcs_staleness_state());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_version);
@@ -77,6 +79,12 @@ static int mcs_flush_latency_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_flush_latency);
+
+static int mcs_pending_file_show(struct seq_file *m, void *v)
+{
+	return mcs_staleness_show(m);
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_pending_file);
 
 static int mcs_flush_reasons_file_show(struct seq_file *m, void *v)
 {
@@ -189,6 +197,9 @@ int mcs_debugfs_init(void)
 		debugfs_create_file("flush_reasons", 0400, mcs_dir, NULL,
 				    &mcs_flush_reasons_file_fops);
 	}
+	if (strcmp(mcs_staleness_state(), "missing"))
+		debugfs_create_file("pending", 0400, mcs_dir, NULL,
+				    &mcs_pending_file_fops);
 	for (i = 0; i < mcs_flush_nr_knobs; i++)
 		mcs_debugfs_knob(&mcs_flush_knobs[i]);
 	for (i = 0; i < mcs_stock_nr_knobs; i++)

@@ -18,6 +18,7 @@
 #include "debugfs.h"
 #include "flush.h"
 #include "ksym.h"
+#include "staleness.h"
 #include "stock.h"
 #include "version.h"
 
@@ -52,6 +53,7 @@ static int __init mcs_init(void)
 	if (ret)
 		goto fail_flush;
 	mcs_clones_scan(mcs_tables, ARRAY_SIZE(mcs_tables));
+	mcs_staleness_init();
 	ret = mcs_debugfs_init();
 	if (ret)
 		goto fail_stock;

@@ -650,6 +650,50 @@ test_stats_watch() {
 	return 0
 }
 
+# top: with stdout no terminal, one JSON line per refresh (--json or not);
+# the root cgroup and a cgroup with a task in it are named by their paths,
+# every row's pending is handed + cpus, and the counts are the module's
+# `pending` (the trigger, batch x online cpus). 6.1 (scope global): one row
+# for all memcgs under flush_mode kernel. Without the file: exit 1, said.
+test_top() {
+	command -v jq >/dev/null 2>&1 || { skip "jq not installed"; return $KSFT_SKIP; }
+	if [ ! -e "$DBG/pending" ]; then
+		t "$WORK/out" "$WORK/err" top -n 1
+		[ "$RC" -eq 1 ] && grep -q 'no `pending` file' "$WORK/err" || {
+			diag "top without pending: exit $RC"; diag_head "$WORK/err"; return 1; }
+		skip "no $DBG/pending (version: $(sed -n 's/^pending //p' "$DBG/version"))"
+		return $KSFT_SKIP
+	fi
+	mkdir -p "$CGROOT/mcs_top" || return 1
+	sleep 1000 &
+	_pid=$!
+	echo "$_pid" >"$CGROOT/mcs_top/cgroup.procs"
+	tool_ok top --json -n 2 -d 0.2 || { kill "$_pid"; rmdir "$CGROOT/mcs_top"; return 1; }
+	cp "$WORK/out" "$WORK/top"
+	tool_ok top -n 1
+	_rc=$?
+	kill "$_pid"
+	wait "$_pid" 2>/dev/null
+	rmdir "$CGROOT/mcs_top"
+	[ "$_rc" -eq 0 ] || return 1
+	[ "$(wc -l <"$WORK/top")" -eq 2 ] && [ "$(wc -l <"$WORK/out")" -eq 1 ] || {
+		diag "want 2 and 1 JSON lines"; diag_head "$WORK/top"; diag_head "$WORK/out"
+		return 1; }
+	sed -n 2p "$WORK/top" >"$WORK/l2"
+	jq_true "$WORK/l2" ".trigger == $(sed -n 's/^trigger //p' "$DBG/pending") and
+		.trigger == 64 * $(grep -c '^processor' /proc/cpuinfo) and .seconds > 0 and
+		(.rows | all(.pending == .handed + .cpus))" || return 1
+	if [ "$(sed -n 's/^scope //p' "$DBG/pending")" = memcg ]; then
+		jq_true "$WORK/l2" '.scope == "memcg" and (.rows | map(.cgroup) | index("/") != null)
+			and (.rows | map(.cgroup) | index("/mcs_top") != null) and
+			.cgroups == (.rows | length)' || return 1
+	else
+		jq_true "$WORK/l2" '.scope == "global" and .rows[0].cgroup == "(all memcgs)"' ||
+			return 1
+	fi
+	json_sane "$WORK/out"
+}
+
 # run_workload NAME COUNTERS ARGS...: `run NAME ARGS --json` exits 0, reports
 # ops > 0, no group left, and at least one of COUNTERS (space-separated,
 # those the module has; flush.requests without the periodic ones) has a
@@ -1259,7 +1303,7 @@ test_no_debugfs() {
 # ---- main --------------------------------------------------------------------
 
 TESTS="help status status_hook_failed get set_good set_bad reset stats stats_json \
-stats_flush_latency stats_flush_reasons stats_watch \
+stats_flush_latency stats_flush_reasons stats_watch top \
 run_pf_anon run_pf_private run_pf_shared run_slab run_stat_reader run_refault \
 run_readtwice sweep sweep_checks_first sweep_plot sweep_command sweep_knobs run_metric \
 run_observe \

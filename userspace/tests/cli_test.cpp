@@ -42,7 +42,7 @@ TEST(Cli, MistypedCommandSaysWhichWasMeant) {
     r = cli.run({"frobnicate"});
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, "memcg-statctl: unknown command 'frobnicate'; the commands are: status, "
-                     "stats, get, set, reset, run, sweep, experiment, compare\n");
+                     "stats, top, get, set, reset, run, sweep, experiment, compare\n");
     // An option the program lacks, before any command: said so, with the closest options.
     r = cli.run({"--versio"});
     EXPECT_EQ(r.code, 2);

@@ -175,11 +175,11 @@ int run_cli(const std::vector<std::string>& args, CliEnv& env) {
     app.fallthrough();
 
     const std::vector<Command> commands = {
-        add_status_command(app, ctx),  add_stats_command(app, ctx),
-        add_get_command(app, ctx),     add_set_command(app, ctx),
-        add_reset_command(app, ctx),   add_run_command(app, ctx),
-        add_sweep_command(app, ctx),   add_experiment_command(app, ctx),
-        add_compare_command(app, ctx),
+        add_status_command(app, ctx),     add_stats_command(app, ctx),
+        add_top_command(app, ctx),        add_get_command(app, ctx),
+        add_set_command(app, ctx),        add_reset_command(app, ctx),
+        add_run_command(app, ctx),        add_sweep_command(app, ctx),
+        add_experiment_command(app, ctx), add_compare_command(app, ctx),
     };
     // After the commands: a subcommand inherits the footer its parent has when it is made.
     app.footer("Exit status: 0 success; 1 failure; 2 usage error (nothing was run); 3 module not "

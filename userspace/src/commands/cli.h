@@ -66,6 +66,7 @@ Command add_run_command(CLI::App& app, Context& ctx);
 Command add_sweep_command(CLI::App& app, Context& ctx);
 Command add_experiment_command(CLI::App& app, Context& ctx);
 Command add_compare_command(CLI::App& app, Context& ctx);
+Command add_top_command(CLI::App& app, Context& ctx);
 
 inline OutputFormat pick_format(bool json, bool csv = false) {
     return json ? OutputFormat::json : (csv ? OutputFormat::csv : OutputFormat::text);

@@ -159,6 +159,15 @@ std::optional<FlushReasons> DebugfsClient::flush_reasons() const {
     return parse_flush_reasons(read(flush_reasons_file));
 }
 
+std::optional<Pending> DebugfsClient::pending() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(root_ / pending_file, ec)) {
+        require_still_module();
+        return std::nullopt;
+    }
+    return parse_pending(read(pending_file));
+}
+
 ModuleSample read_module_sample(const DebugfsClient& client) {
     // Braced: evaluated in order, the counters first.
     return {client.stats(), client.flush_latency(), client.flush_reasons()};

@@ -12,6 +12,7 @@
 
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
+#include "debugfs/pending.h"
 #include "debugfs/reasons.h"
 #include "debugfs/status.h"
 
@@ -65,6 +66,9 @@ public:
     std::optional<LatencyHistogram> flush_latency() const;
     // The flush requests by reason; nullopt when the module has no `flush_reasons` file.
     std::optional<FlushReasons> flush_reasons() const;
+    // The updates no flush has folded in yet; nullopt when the module has no `pending` file
+    // (version's `pending` says `missing`, or a module older than the file).
+    std::optional<Pending> pending() const;
 
     // Every access below throws ToolError on failure; when the failure is that the module's
     // files are gone (unloaded, debugfs unmounted), that of require_still_module().

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `pending`: the kernel's own counts of memcg stat updates that no flush
+ * has folded yet, read without flushing.
+ *
+ * - pending_format: `scope` agrees with version's `pending` and
+ *   `flush_model`; `batch` is MEMCG_CHARGE_BATCH; `trigger` is batch x
+ *   online cpus; per memcg (6.12, 7.x) the root and a fresh leaf are
+ *   listed by cgroup id (the inode number of the cgroup's directory).
+ * - pending_reads_do_not_flush: 50 reads of `pending` leave the module's
+ *   flush counters where they were.
+ * - pending_memcg (6.12, 7.x): with every flush stopped (flush_mode=never,
+ *   flush_period_ms=0), a child faults pages in a leaf and holds them. The
+ *   kernel counts every change by its size, memory.stat shows the net
+ *   change, so the leaf's pending updates (handed up + per cpu) are at
+ *   least the change of its `anon` pages plus its `pgfault` events between
+ *   a read before a forced flush and one after; its parent's are at least
+ *   the leaf's. The flush zeroes the leaf's counts: after it, the leaf has
+ *   nothing handed up and at most one update per page per cpu (its pages
+ *   still waiting in a cpu's LRU batch, which any later LRU addition on
+ *   that cpu drains and counts). The workload stays below the trigger,
+ *   where the kernel's count is exact.
+ * - pending_global (6.1): under the kernel's policy (flush_mode=kernel,
+ *   no periodic flush), a workload of four triggers' worth of pages takes
+ *   the global count past the trigger, and a memory.stat read, which the
+ *   kernel's gate then lets flush, takes it back below. Under the module's
+ *   policy the count is the module's gate, not the kernel's: no `global`
+ *   line.
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib.h"
+
+struct pending_row {
+	uint64_t id, handed, cpus;
+};
+
+struct pending {
+	char scope[16];
+	uint64_t batch, trigger, global;
+	bool has_global;
+	struct pending_row rows[512];
+	int n;
+};
+
+static int pending_read(struct pending *p)
+{
+	static char buf[64 * 1024];
+	char *line, *save = NULL;
+	ssize_t r;
+
+	memset(p, 0, sizeof(*p));
+	r = statctl_read("pending", buf, sizeof(buf) - 1);
+	if (r < 0) {
+		diag("read pending: %s", strerror((int)-r));
+		return -1;
+	}
+	buf[r] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct pending_row *row = &p->rows[p->n];
+
+		if (sscanf(line, "scope %15s", p->scope) == 1)
+			continue;
+		if (sscanf(line, "batch %" SCNu64, &p->batch) == 1 ||
+		    sscanf(line, "trigger %" SCNu64, &p->trigger) == 1)
+			continue;
+		if (sscanf(line, "global %" SCNu64, &p->global) == 1) {
+			p->has_global = true;
+			continue;
+		}
+		if (!strncmp(line, "cgroup ", 7) && p->n < 512) {
+			if (sscanf(line, "cgroup %" SCNu64 " %" SCNu64 " %" SCNu64,
+				   &row->id, &row->handed, &row->cpus) != 3) {
+				diag("pending: bad line '%s'", line);
+				return -1;
+			}
+			p->n++;
+		}
+	}
+	if (!p->scope[0] || !p->batch || !p->trigger) {
+		diag("pending: no scope, batch or trigger line");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct pending_row *pending_find(const struct pending *p,
+					      uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->rows[i].id == id)
+			return &p->rows[i];
+	return NULL;
+}
+
+static uint64_t cg_id(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+static int test_format(void)
+{
+	char want[16], model[32], cg[256];
+	struct pending p;
+	int bad = 0;
+
+	if (version_get("pending", want, sizeof(want)) ||
+	    version_get("flush_model", model, sizeof(model)))
+		return KSFT_FAIL;
+	if (!strcmp(want, "missing"))
+		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
+	if (strcmp(want, !strcmp(model, "global") ? "global" : "memcg")) {
+		diag("version: pending %s beside flush_model %s", want, model);
+		bad++;
+	}
+	if (cg_create_leaf("pending_fmt", cg, sizeof(cg)) || pending_read(&p))
+		return KSFT_FAIL;
+	if (strcmp(p.scope, want)) {
+		diag("scope %s, version says %s", p.scope, want);
+		bad++;
+	}
+	if (p.batch != CHARGE_BATCH ||
+	    p.trigger != (uint64_t)CHARGE_BATCH * online_cpus()) {
+		diag("batch %" PRIu64 ", trigger %" PRIu64 "; want %d, %d x %d cpus",
+		     p.batch, p.trigger, CHARGE_BATCH, CHARGE_BATCH,
+		     online_cpus());
+		bad++;
+	}
+	if (!strcmp(want, "global") && !p.has_global) {
+		diag("scope global without a global line");
+		bad++;
+	}
+	if (!strcmp(want, "memcg") &&
+	    (!pending_find(&p, cg_id(CG_ROOT)) || !pending_find(&p, cg_id(cg)))) {
+		diag("root (id %" PRIu64 ") or leaf (id %" PRIu64 ") not listed",
+		     cg_id(CG_ROOT), cg_id(cg));
+		bad++;
+	}
+	cg_destroy(cg);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int test_no_flush(void)
+{
+	static const char *const keys[] = { "flush.requests",
+					    "flush.performed" };
+	struct stats a, b;
+	struct pending p;
+	int i, k, bad = 0;
+
+	if (!statctl_has("pending"))
+		return KSFT_SKIP;
+	/* no request of the module's own while the reads run */
+	if (statctl_set("flush_mode", "never") ||
+	    statctl_set("flush_period_ms", "0"))
+		return KSFT_FAIL;
+	if (stats_read(&a))
+		return KSFT_FAIL;
+	for (i = 0; i < 50; i++)
+		if (pending_read(&p))
+			return KSFT_FAIL;
+	if (stats_read(&b))
+		return KSFT_FAIL;
+	for (k = 0; k < 2; k++) {
+		uint64_t d = stats_delta(&a, &b, keys[k]);
+
+		if (d) {
+			diag("50 reads of pending: %s +%" PRIu64, keys[k], d);
+			bad++;
+		}
+	}
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* A forced flush of @cg's subtree: a memory.stat read with flush_mode=always. */
+static int force_flush(const char *cg, uint64_t *anon, uint64_t *pgfault)
+{
+	int r = statctl_set("flush_mode", "always");
+
+	if (!r)
+		r = memstat_get(cg, "anon", anon);
+	if (!r)
+		r = memstat_get(cg, "pgfault", pgfault);
+	if (!r)
+		r = statctl_set("flush_mode", "never");
+	return r;
+}
+
+static int test_memcg(void)
+{
+	uint64_t anon0, fault0, anon1, fault1, change, id, pid;
+	const struct pending_row *leaf, *parent;
+	struct pending before, after;
+	char cg[256];
+	struct child c;
+	size_t pages;
+	int bad = 0;
+
+	if (!statctl_has("pending") || pending_read(&before))
+		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
+	if (strcmp(before.scope, "memcg"))
+		return KSFT_SKIP;
+	if (statctl_set("flush_mode", "never") ||
+	    statctl_set("flush_period_ms", "0") ||
+	    cg_create_leaf("pending", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	id = cg_id(cg);
+	pid = cg_id(TEST_CG_ROOT);
+	/* About three updates a page: well below the trigger. */
+	pages = before.trigger / 8;
+	if (child_start(&c, cg, fault_and_hold, &pages) ||
+	    child_wait_ready(&c, 60000)) {
+		child_kill(&c);
+		cg_destroy(cg);
+		return KSFT_FAIL;
+	}
+	/* never: this read folds nothing in */
+	if (memstat_get(cg, "anon", &anon0) ||
+	    memstat_get(cg, "pgfault", &fault0) || pending_read(&before))
+		bad++;
+	if (!bad && force_flush(cg, &anon1, &fault1))
+		bad++;
+	if (!bad && pending_read(&after))
+		bad++;
+	leaf = bad ? NULL : pending_find(&before, id);
+	parent = bad ? NULL : pending_find(&before, pid);
+	if (!bad && (!leaf || !parent)) {
+		diag("leaf or parent not listed");
+		bad++;
+	}
+	if (!bad) {
+		uint64_t total = leaf->handed + leaf->cpus;
+
+		change = (anon1 > anon0 ? anon1 - anon0 : anon0 - anon1) /
+			 PAGE_SZ + (fault1 - fault0);
+		diag("%zu pages: pending %" PRIu64 "+%" PRIu64
+		     ", memory.stat changed by %" PRIu64 " (anon %" PRIu64
+		     " -> %" PRIu64 " B, pgfault +%" PRIu64 "), parent %"
+		     PRIu64 "+%" PRIu64, pages, leaf->handed, leaf->cpus,
+		     change, anon0, anon1, fault1 - fault0, parent->handed,
+		     parent->cpus);
+		if (change < pages || total < change) {
+			diag("want pages %zu <= change %" PRIu64
+			     " <= pending %" PRIu64, pages, change, total);
+			bad++;
+		}
+		if (parent->handed + parent->cpus < total) {
+			diag("parent has fewer pending updates than the leaf");
+			bad++;
+		}
+		leaf = pending_find(&after, id);
+		if (!leaf || leaf->handed ||
+		    leaf->cpus > pages * online_cpus() || leaf->cpus >= total) {
+			diag("after the flush the leaf has %" PRIu64 "+%" PRIu64
+			     "; want 0+(at most %zu, below %" PRIu64 ")",
+			     leaf ? leaf->handed : 0, leaf ? leaf->cpus : 0,
+			     pages * online_cpus(), total);
+			bad++;
+		}
+	}
+	child_release(&c);
+	child_reap(&c, 10000);
+	cg_destroy(cg);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static int test_global(void)
+{
+	uint64_t anon, fault;
+	struct pending p, q;
+	char cg[256];
+	struct child c;
+	size_t pages;
+	int bad = 0;
+
+	if (!statctl_has("pending") || pending_read(&p))
+		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
+	if (strcmp(p.scope, "global"))
+		return KSFT_SKIP;
+	/* the module's policy: the count is its gate, not shown */
+	if (statctl_set("flush_mode", "never") || pending_read(&p))
+		return KSFT_FAIL;
+	if (p.has_global) {
+		diag("flush_mode never: a global line (%" PRIu64 ")", p.global);
+		bad++;
+	}
+	if (statctl_set("flush_mode", "kernel") ||
+	    statctl_set("flush_period_ms", "0") ||
+	    cg_create_leaf("pending", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	pages = 4 * p.trigger;
+	if (child_start(&c, cg, fault_and_hold, &pages) ||
+	    child_wait_ready(&c, 60000)) {
+		child_kill(&c);
+		cg_destroy(cg);
+		return KSFT_FAIL;
+	}
+	if (pending_read(&p) || memstat_get(cg, "anon", &anon) ||
+	    memstat_get(cg, "pgfault", &fault) || pending_read(&q)) {
+		bad++;
+	} else if (!p.has_global || !q.has_global) {
+		diag("flush_mode kernel: no global line");
+		bad++;
+	} else {
+		diag("%zu pages: global %" PRIu64
+		     ", after a memory.stat read %" PRIu64 " (trigger %" PRIu64
+		     ")", pages, p.global, q.global, p.trigger);
+		if (p.global <= p.trigger || q.global >= p.trigger) {
+			diag("want before > trigger > after");
+			bad++;
+		}
+	}
+	child_release(&c);
+	child_reap(&c, 10000);
+	cg_destroy(cg);
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
+static const struct test tests[] = {
+	{ test_format, "pending_format" },
+	{ test_no_flush, "pending_reads_do_not_flush" },
+	{ test_memcg, "pending_memcg" },
+	{ test_global, "pending_global" },
+};
+
+int main(void)
+{
+	int r;
+
+	require_module();
+	require_flush_control();
+	if (cg_test_root())
+		ksft_exit_fail_msg("cannot create %s\n", TEST_CG_ROOT);
+	r = run_test_table(tests, ARRAY_SIZE(tests));
+	statctl_set("flush_mode", "kernel");
+	statctl_set("flush_period_ms", "2000");
+	return r;
+}

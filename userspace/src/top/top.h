@@ -1,0 +1,66 @@
+// `top`: a live screen of each cgroup's stat updates no flush has folded in yet (the module's
+// `pending`), the error they allow in memory.stat, and the flush requests of the interval by
+// reason. The pure parts, for the command and the tests: naming cgroups by id, choosing and
+// ordering rows, the text screen and the JSON line.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "debugfs/pending.h"
+#include "debugfs/reasons.h"
+
+namespace memcg_statctl {
+
+// The cgroups under a cgroup2 mount by cgroup id (their directories' inode numbers), as
+// paths from the mount ("/" for the root). Directories that vanish during the walk are left
+// out.
+std::map<std::uint64_t, std::string> cgroup_paths_by_id(const std::filesystem::path& mount);
+
+enum class TopSort { pending, handed, cpus, path };
+std::optional<TopSort> parse_top_sort(std::string_view name); // "pending", ...
+inline constexpr std::string_view top_sort_names = "pending, handed, cpus or path";
+
+struct TopRow {
+    std::string path;         // from the mount; "(all memcgs)" for scope global
+    std::uint64_t id = 0;     // 0 for scope global
+    std::uint64_t handed = 0; // handed up by the cpus
+    std::uint64_t cpus = 0;   // still per cpu
+    std::uint64_t pending() const { return handed + cpus; }
+    // The most any memory.stat value of the cgroup can be off, in bytes for page counts
+    // (an event count is off by at most pending() events).
+    std::uint64_t bound_bytes(std::uint64_t page_size) const { return pending() * page_size; }
+    // The kernel's policy flushes this cgroup at its next read (handed > trigger); past
+    // the trigger the kernel stops counting, so the figures are lower bounds.
+    bool due(std::uint64_t trigger) const { return handed > trigger; }
+};
+
+// The rows of one screen: a cgroup the tool cannot name (created after the walk, or
+// outside the mount) is shown by its id; rows sorted by `sort` (counts: most first, ties by
+// path), at most `limit` (0: all).
+std::vector<TopRow> top_rows(const Pending& pending,
+                             const std::map<std::uint64_t, std::string>& paths, TopSort sort,
+                             std::size_t limit);
+
+struct TopFrame {
+    std::string timestamp; // UTC, ISO 8601
+    double seconds = 0;    // the interval the reasons cover; 0 on the first frame
+    Pending pending;
+    std::vector<TopRow> rows;
+    std::size_t cgroups = 0;             // rows before the limit
+    std::optional<FlushReasons> reasons; // requests in the interval; nullopt: no file
+    std::uint64_t page_size = 4096;
+};
+
+// The screen: a header (scope, trigger, the interval's flush requests by class), then one
+// line per row; `width` columns at most (0: no limit).
+std::string top_screen(const TopFrame& f, std::size_t width);
+// One JSON object on one line, newline-terminated (docs/output.md).
+std::string top_json_line(const TopFrame& f);
+
+} // namespace memcg_statctl
