@@ -1,10 +1,16 @@
 // Live staleness: the strict parser of `pending`, naming cgroups by id, the rows of `top`
 // (order, limit, unknown ids, 6.1's one global row), its screen and JSON lines, and the
 // command itself against a fake debugfs and a fake cgroup2 mount.
+#include <csignal>
+#include <array>
 #include <filesystem>
+#include <poll.h>
+#include <pty.h>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -254,6 +260,69 @@ TEST(TopCommand, RefusesBadOptionsAndAMissingFile) {
     EXPECT_EQ(r.code, static_cast<int>(ExitCode::usage));
     EXPECT_NE(r.err.find("--cgroup-mount /nonexistent/dir: no such directory"), std::string::npos)
         << r.err;
+}
+
+// The program on a pseudo-terminal of 24 x 60: the refreshing screen, not JSON, each frame
+// cleared first, cut to the terminal's width, with the header and the cgroups; SIGINT ends it
+// with exit 0.
+TEST(TopCommand, ScreenOnAPseudoTerminal) {
+    FakeDebugfs fake;
+    FakeMount m;
+    const std::string long_name(100, 'x');
+    std::filesystem::create_directories(m.dir.path() / long_name);
+    fake.write("pending", fmt::format("scope memcg\nbatch 64\ntrigger 128\ncgroup {} 200 7\n"
+                                      "cgroup {} 10 20\n",
+                                      m.id("."), m.id(long_name)));
+    fake.write("flush_reasons", "class reader 10 10 0\n");
+    winsize ws{};
+    ws.ws_row = 24;
+    ws.ws_col = 60;
+    int master = -1;
+    const pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl(MEMCG_STATCTL_BINARY, "memcg-statctl", "--debugfs", fake.root_string().c_str(),
+                "top", "-d", "0.2", "--cgroup-mount", m.dir.path().c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // Read until three frames were drawn (or 20 s passed), then interrupt.
+    std::string screen;
+    for (int waited = 0; waited < 200; ++waited) {
+        pollfd p{master, POLLIN, 0};
+        if (::poll(&p, 1, 100) > 0) {
+            std::array<char, 4096> buf{};
+            const auto n = ::read(master, buf.data(), buf.size());
+            if (n <= 0) {
+                break;
+            }
+            screen.append(buf.data(), static_cast<std::size_t>(n));
+        }
+        std::size_t frames = 0;
+        for (auto at = screen.find("\x1b[H\x1b[2J"); at != std::string::npos;
+             at = screen.find("\x1b[H\x1b[2J", at + 1)) {
+            ++frames;
+        }
+        if (frames >= 3) {
+            break;
+        }
+    }
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ::close(master);
+    ASSERT_TRUE(WIFEXITED(status)) << screen;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << screen;
+    EXPECT_EQ(screen.find('{'), std::string::npos) << "JSON on a terminal";
+    const auto last = screen.substr(screen.rfind("\x1b[H\x1b[2J") + 7);
+    EXPECT_NE(last.find("memcg-statctl top"), std::string::npos) << last;
+    EXPECT_NE(last.find("PENDING"), std::string::npos) << last;
+    EXPECT_NE(last.find("flush requests in"), std::string::npos) << last;
+    EXPECT_NE(last.find("  /\r\n"), std::string::npos) << last; // the root, first by pending
+    EXPECT_NE(last.find("/xxx"), std::string::npos) << last;
+    for (const auto line : split_lines(last)) {
+        EXPECT_LE(trim(line).size(), 60U) << line;
+    }
 }
 
 } // namespace
