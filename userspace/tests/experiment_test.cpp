@@ -325,17 +325,20 @@ TEST(Experiment, StalenessNotMeasuredWithoutBothEnds) {
 }
 
 TEST(Experiment, StalenessTableHasOneRowPerVariant) {
-    const auto t = staleness_table(staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
-                                                   {841, 300, 100, 40, 12, 290, 30000, 2}));
-    EXPECT_EQ(t.header, (std::vector<std::string>{"variant", "mode", "x default", "stale max",
-                                                  "stale mean", "stale sd", "samples", "reads/s",
-                                                  "faults/s", "flushes/run", "flush ns/read",
-                                                  "flush ns/fault", "insns/read", "insns/fault"}));
+    auto points = staleness_curve({3, 60, 200, 700, 2800, 50, 1, 9000},
+                                  {841, 300, 100, 40, 12, 290, 30000, 2});
+    points[3].pending_max = 150; // the kernel's own count, saturated at its trigger
+    const auto t = staleness_table(points);
+    EXPECT_EQ(t.header, (std::vector<std::string>{
+                            "variant", "mode", "x default", "stale max", "stale mean", "stale sd",
+                            "pending max", "samples", "reads/s", "faults/s", "flushes/run",
+                            "flush ns/read", "flush ns/fault", "insns/read", "insns/fault"}));
     ASSERT_EQ(t.rows.size(), 8U);
     EXPECT_EQ(t.rows[3],
-              (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "70.0", "0",
-                                        "1000", "50000", "40", "1234", "-", "-", "-"}));
+              (std::vector<std::string>{"16x", "threshold", "16", "705", "700.0", "70.0", "150",
+                                        "0", "1000", "50000", "40", "1234", "-", "-", "-"}));
     EXPECT_EQ(t.rows[6][0], "always");
+    EXPECT_EQ(t.rows[6][6], "-"); // no per-memcg count read
     EXPECT_EQ(t.rows[6][2], "-"); // the threshold plays no part outside threshold mode
 }
 

@@ -7,10 +7,12 @@
 #include <string>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "debugfs/pending.h"
 #include "exit_code.h"
 #include "text_util.h"
 #include "workloads/io.h"
@@ -18,6 +20,9 @@
 namespace memcg_statctl {
 namespace {
 constexpr std::uint64_t max_bracket = 16; // pages faulted during one usable read
+// Kept reads between two reads of `pending`, which lists every cgroup: a small part of the
+// reader's work.
+constexpr std::uint64_t pending_every = 16;
 } // namespace
 
 // Lives in MAP_SHARED memory made before the fork: the faulter writes seq/resident, the
@@ -30,9 +35,12 @@ struct StalenessProbe::Shared {
     std::atomic<std::int64_t> min_error{0};
     std::atomic<std::int64_t> max_error{0};
     std::atomic<std::uint64_t> max_bracket{0};
+    std::atomic<std::uint64_t> max_pending{0};
+    std::atomic<bool> has_pending{false};
 };
 
-StalenessProbe::StalenessProbe(std::uint64_t mapping_mib) : mapping_bytes_(mapping_mib * mib) {
+StalenessProbe::StalenessProbe(std::uint64_t mapping_mib, std::filesystem::path pending)
+    : mapping_bytes_(mapping_mib * mib), pending_(std::move(pending)) {
     void* mem =
         ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) {
@@ -88,8 +96,26 @@ void StalenessProbe::fault(const TaskContext& ctx) {
     }
 }
 
+std::optional<std::uint64_t> StalenessProbe::read_pending(std::uint64_t cgroup_id) const {
+    try {
+        const auto p = parse_pending(read_file(pending_));
+        for (const auto& c : p.cgroups) {
+            if (c.id == cgroup_id) {
+                return c.total();
+            }
+        }
+    } catch (const std::exception&) {
+        // Unloaded mid-run, or unreadable: the run itself reports the module's state.
+    }
+    return std::nullopt;
+}
+
 void StalenessProbe::read_stats(const TaskContext& ctx) {
-    const auto path = ctx.cgroup_dir.parent_path() / "leaf0" / "memory.stat";
+    const auto leaf0 = ctx.cgroup_dir.parent_path() / "leaf0";
+    const auto path = leaf0 / "memory.stat";
+    // The cgroup id is its directory's inode number (module/ABI.md, `pending`).
+    struct stat leaf0_stat {};
+    const bool with_pending = !pending_.empty() && ::stat(leaf0.c_str(), &leaf0_stat) == 0;
     const auto fd = open_or_throw(path, O_RDONLY);
     auto& s = *shared_;
     std::string text;
@@ -138,6 +164,14 @@ void StalenessProbe::read_stats(const TaskContext& ctx) {
         if (r2 - r1 > s.max_bracket.load(std::memory_order_relaxed)) {
             s.max_bracket.store(r2 - r1, std::memory_order_relaxed);
         }
+        if (with_pending && samples % pending_every == 1) {
+            if (const auto count = read_pending(leaf0_stat.st_ino)) {
+                s.has_pending.store(true, std::memory_order_relaxed);
+                if (*count > s.max_pending.load(std::memory_order_relaxed)) {
+                    s.max_pending.store(*count, std::memory_order_relaxed);
+                }
+            }
+        }
     }
 }
 
@@ -149,6 +183,9 @@ StalenessSample StalenessProbe::result() const {
     if (r.samples > 0) {
         r.min_error = shared_->min_error.load();
         r.max_error = shared_->max_error.load();
+    }
+    if (shared_->has_pending.load()) {
+        r.max_pending = shared_->max_pending.load();
     }
     return r;
 }
@@ -163,8 +200,9 @@ std::optional<std::uint64_t> memory_stat_anon(std::string_view text) {
     return std::nullopt;
 }
 
-Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen) {
-    return Job{.make = [] { return std::make_unique<StalenessProbe>(64); },
+Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen,
+                        const std::filesystem::path& pending) {
+    return Job{.make = [pending] { return std::make_unique<StalenessProbe>(64, pending); },
                .cgroups = 2,
                .depth = 2,
                .tasks = 1,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@ struct StalenessSample {
     std::optional<std::int64_t> min_error;
     std::optional<std::int64_t> max_error;
     std::uint64_t max_bracket = 0; // most pages faulted while one read ran
+    // The most unflushed updates the kernel counted for the faulting cgroup (HANDED + CPUS
+    // of the module's `pending`), read right after every 16th kept read; nullopt without
+    // the file, or where it has no per-memcg counts (6.1).
+    std::optional<std::uint64_t> max_pending;
     std::optional<std::int64_t> spread() const {
         if (!min_error || !max_error) {
             return std::nullopt;
@@ -38,7 +43,8 @@ struct StalenessSample {
 // far the stat moved from the truth: the staleness, in pages.
 class StalenessProbe final : public Workload {
 public:
-    explicit StalenessProbe(std::uint64_t mapping_mib);
+    // `pending`: the module's `pending` file, read beside the stat; empty: not read.
+    explicit StalenessProbe(std::uint64_t mapping_mib, std::filesystem::path pending = {});
     StalenessProbe(const StalenessProbe&) = delete;
     StalenessProbe& operator=(const StalenessProbe&) = delete;
     StalenessProbe(StalenessProbe&&) = delete;
@@ -54,7 +60,10 @@ private:
     struct Shared;
     void fault(const TaskContext& ctx);
     void read_stats(const TaskContext& ctx);
+    // The faulting cgroup's HANDED + CPUS in the `pending` file, or nullopt.
+    std::optional<std::uint64_t> read_pending(std::uint64_t cgroup_id) const;
     std::uint64_t mapping_bytes_;
+    std::filesystem::path pending_;
     Shared* shared_ = nullptr;
 };
 
@@ -70,7 +79,8 @@ struct ProbeRun {
 
 // The probe as a job, with a 64 MiB mapping. The first metric is the reader's and carries
 // the counter deltas. Each run is appended to seen[variant].
-Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen);
+Job staleness_probe_job(std::vector<std::vector<ProbeRun>>& seen,
+                        const std::filesystem::path& pending = {});
 
 // The kernel's default flush_threshold, read before anything changes it.
 std::uint64_t kernel_default_threshold(const DebugfsClient& client);

@@ -82,6 +82,9 @@ struct StalenessPoint {
     std::string mode;                             // flush_mode
     std::optional<std::uint64_t> times_default{}; // flush_threshold / the kernel default
     StalenessSummary staleness{};
+    // The most unflushed updates the kernel counted for the faulting cgroup in any run (the
+    // module's `pending`); nullopt without per-memcg counts.
+    std::optional<std::uint64_t> pending_max{};
     std::uint64_t samples = 0; // kept reads over all runs
     double reads_per_sec = 0;
     double faults_per_sec = 0;
