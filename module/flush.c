@@ -456,11 +456,6 @@ const char *mcs_flush_state(void)
 	return flush_hooks ? "missing" : "off";
 }
 
-bool mcs_flush_policy_active(void)
-{
-	return READ_ONCE(mcs_mode) != MCS_MODE_KERNEL;
-}
-
 static const enum mcs_counter mcs_flush_counters[] = {
 	MCS_FLUSH_REQUESTS, MCS_FLUSH_PERFORMED, MCS_FLUSH_SKIPPED,
 	MCS_FLUSH_PERIODIC, MCS_FLUSH_ASYNC, MCS_FLUSH_ASYNC_QUEUED,

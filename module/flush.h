@@ -19,16 +19,6 @@ extern const unsigned int mcs_flush_nr_knobs;
 const char *mcs_flush_state(void);
 
 /**
- * mcs_flush_policy_active() - whether a flush mode other than `kernel` is on
- *
- * On 6.1 the module then holds the readers' gate open by keeping the
- * kernel's stats_flush_threshold high, which no longer counts updates.
- *
- * Return: true while the module's policy decides the flushes.
- */
-bool mcs_flush_policy_active(void);
-
-/**
  * mcs_flush_init() - resolve the flush tables, attach the redirects
  *
  * Without flush control the module still loads and counts, unless a flush

@@ -43,7 +43,8 @@ static struct {
 	atomic_t *threshold;
 	struct delayed_work *dwork;
 	struct mem_cgroup **root;
-} k61;
+	bool threshold_counts;	/* see mcs_backend_threshold_is_kernels() */
+} k61 = { .threshold_counts = true };
 
 static __noipa noinline void mcs61_call_rstat_flush(struct cgroup *cgrp)
 {
@@ -131,6 +132,7 @@ bool mcs_backend_flush(void *target, bool gate_open, u64 *ns)
 	mcs61_call_rstat_flush((*k61.root)->css.cgroup);
 	*ns = ktime_get_ns() - start;
 	atomic_set(k61.threshold, mcs61_gate_value(gate_open));
+	WRITE_ONCE(k61.threshold_counts, !gate_open);
 	spin_unlock_irqrestore(k61.lock, flags);
 	return true;
 }
@@ -142,10 +144,16 @@ void mcs_backend_gate(bool open)
 	 * the kernel's own path, which resets the threshold and
 	 * flush_next_time as if we had never been.
 	 */
+	WRITE_ONCE(k61.threshold_counts, false);
 	atomic_set(k61.threshold, open ? mcs61_gate_value(true) :
 					 num_online_cpus() + 1);
 	if (open)
 		WRITE_ONCE(*k61.next_time, 0);
+}
+
+bool mcs_backend_threshold_is_kernels(void)
+{
+	return READ_ONCE(k61.threshold_counts);
 }
 
 void mcs_backend_kernel_periodic(bool run)

@@ -83,6 +83,20 @@ bool mcs_backend_flush(void *target, bool gate_open, u64 *ns);
  */
 void mcs_backend_gate(bool open);
 
+#ifdef MCS_GEN_61
+/**
+ * mcs_backend_threshold_is_kernels() - whether stats_flush_threshold counts
+ *
+ * 6.1's reader gate is inlined into the readers, so the module opens it by
+ * keeping stats_flush_threshold high; closing it leaves one more than the
+ * limit, so that the next reader flushes. Until that flush the variable
+ * counts nothing.
+ *
+ * Return: true while it holds the kernel's count of batches of updates.
+ */
+bool mcs_backend_threshold_is_kernels(void);
+#endif
+
 /**
  * mcs_backend_kernel_periodic() - restart or stop the kernel's periodic flush
  * @run: true to restart it

@@ -14,10 +14,10 @@
  *   A flush of the memcg zeroes both.
  * - 6.1: globally, in the per-cpu stats_updates; a cpu's count above
  *   MEMCG_CHARGE_BATCH is added, in whole batches, to stats_flush_threshold
- *   unless that already exceeds num_online_cpus(), and restarts. A flush
- *   zeroes stats_flush_threshold only. While a flush mode other than
- *   `kernel` is on, the module keeps stats_flush_threshold high (flush_61.c
- *   opens the readers' gate so), and it counts nothing.
+ *   unless that already exceeds num_online_cpus(), and restarts from 0
+ *   (the remainder below a batch is lost). A flush zeroes
+ *   stats_flush_threshold only. While the module holds the readers' gate
+ *   open (flush_61.c), the variable counts nothing.
  * Both private structs are read through BTF, never through a guessed
  * layout, and their types differ: 6.12 atomic64_t and unsigned int, 7.x
  * atomic_long_t and unsigned long.
@@ -32,7 +32,7 @@
 
 #include "btf.h"
 #include "compat.h"
-#include "flush.h"
+#include "flush_backend.h"
 #include "ksym.h"
 #include "staleness.h"
 
@@ -109,6 +109,11 @@ static u64 mcs_staleness_handed_up(struct mem_cgroup *memcg)
 
 void mcs_staleness_init(void)
 {
+	/* On cgroup v1 the ids would be another hierarchy's than cgroup2's. */
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys)) {
+		pr_warn("pending: the memory controller is on cgroup v1; `pending` is missing\n");
+		return;
+	}
 	kp.ok = !mcs_ksym_object("pending", "root_mem_cgroup", &kp.root,
 				 sizeof(*kp.root)) &&
 		!mcs_staleness_resolve();
@@ -141,7 +146,7 @@ int mcs_staleness_show(struct seq_file *m)
 	seq_printf(m, "batch %u\n", MEMCG_CHARGE_BATCH);
 	seq_printf(m, "trigger %llu\n", trigger);
 #ifdef MCS_GEN_61
-	if (!mcs_flush_policy_active())
+	if (mcs_backend_threshold_is_kernels())
 		seq_printf(m, "global %llu\n",
 			   (u64)max(atomic_read(kp.threshold), 0) *
 			   MEMCG_CHARGE_BATCH);
@@ -152,7 +157,10 @@ int mcs_staleness_show(struct seq_file *m)
 		u64 pending = mcs_staleness_handed_up(memcg);
 		u64 cpus = mcs_staleness_cpus(memcg);
 
-		/* An offline memcg has no directory to name it by. */
+		/*
+		 * Not online: removed and not yet freed, or its memory
+		 * controller switched off in the parent's subtree_control.
+		 */
 		if (!(READ_ONCE(css->flags) & CSS_ONLINE)) {
 			off_n++;
 			off_pending += pending;
@@ -161,6 +169,9 @@ int mcs_staleness_show(struct seq_file *m)
 		}
 		seq_printf(m, "cgroup %llu %llu %llu\n",
 			   cgroup_id(css->cgroup), pending, cpus);
+		/* seq_file retries with a larger buffer: stop the walk now */
+		if (seq_has_overflowed(m))
+			break;
 	}
 	rcu_read_unlock();
 	seq_printf(m, "offline %llu %llu %llu\n", off_n, off_pending,

@@ -14,8 +14,9 @@
 /**
  * mcs_staleness_init() - find the kernel's counts of unflushed updates
  *
- * Context: module load. A kernel without them leaves the feature
- * `missing` (one log line); the module loads all the same.
+ * Context: module load. A kernel without them, or a memory controller on
+ * cgroup v1, leaves the feature `missing` (said in the log); the module
+ * loads all the same.
  */
 void mcs_staleness_init(void);
 
@@ -31,7 +32,7 @@ const char *mcs_staleness_state(void);
  * @m: the seq_file
  *
  * Context: process context; takes the RCU read lock, never the rstat lock.
- * Return: 0.
+ * Return: 0, or -EOPNOTSUPP when the feature is missing.
  */
 int mcs_staleness_show(struct seq_file *m);
 

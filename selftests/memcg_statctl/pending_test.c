@@ -7,8 +7,8 @@
  *   `flush_model`; `batch` is MEMCG_CHARGE_BATCH; `trigger` is batch x
  *   online cpus; per memcg (6.12, 7.x) the root and a fresh leaf are
  *   listed by cgroup id (the inode number of the cgroup's directory).
- * - pending_reads_do_not_flush: 50 reads of `pending` leave the module's
- *   flush counters where they were.
+ * - pending_reads_do_not_flush (6.12, 7.x): with every flush stopped, a
+ *   leaf holding unflushed updates keeps them over 50 reads of `pending`.
  * - pending_memcg (6.12, 7.x): with every flush stopped (flush_mode=never,
  *   flush_period_ms=0), a child faults pages in a leaf and holds them. The
  *   kernel counts every change by its size, memory.stat shows the net
@@ -25,7 +25,8 @@
  *   the global count past the trigger, and a memory.stat read, which the
  *   kernel's gate then lets flush, takes it back below. Under the module's
  *   policy the count is the module's gate, not the kernel's: no `global`
- *   line.
+ *   line; nor after switching back until a flush, and after one the count
+ *   starts below the trigger.
  */
 #define _GNU_SOURCE
 
@@ -43,13 +44,13 @@ struct pending {
 	char scope[16];
 	uint64_t batch, trigger, global;
 	bool has_global;
-	struct pending_row rows[512];
+	struct pending_row rows[8192];
 	int n;
 };
 
 static int pending_read(struct pending *p)
 {
-	static char buf[64 * 1024];
+	static char buf[1024 * 1024];
 	char *line, *save = NULL;
 	ssize_t r;
 
@@ -57,6 +58,10 @@ static int pending_read(struct pending *p)
 	r = statctl_read("pending", buf, sizeof(buf) - 1);
 	if (r < 0) {
 		diag("read pending: %s", strerror((int)-r));
+		return -1;
+	}
+	if (r == sizeof(buf) - 1) {
+		diag("pending: larger than %zu bytes", sizeof(buf) - 1);
 		return -1;
 	}
 	buf[r] = '\0';
@@ -73,7 +78,12 @@ static int pending_read(struct pending *p)
 			p->has_global = true;
 			continue;
 		}
-		if (!strncmp(line, "cgroup ", 7) && p->n < 512) {
+		if (!strncmp(line, "cgroup ", 7)) {
+			if (p->n == ARRAY_SIZE(p->rows)) {
+				diag("pending: more than %zu cgroups",
+				     ARRAY_SIZE(p->rows));
+				return -1;
+			}
 			if (sscanf(line, "cgroup %" SCNu64 " %" SCNu64 " %" SCNu64,
 				   &row->id, &row->handed, &row->cpus) != 3) {
 				diag("pending: bad line '%s'", line);
@@ -151,33 +161,48 @@ static int test_format(void)
 
 static int test_no_flush(void)
 {
-	static const char *const keys[] = { "flush.requests",
-					    "flush.performed" };
-	struct stats a, b;
-	struct pending p;
-	int i, k, bad = 0;
+	struct pending before, after;
+	const struct pending_row *a, *b;
+	size_t pages = 16;
+	uint64_t id;
+	char cg[256];
+	struct child c;
+	int i, bad = 0;
 
-	if (!statctl_has("pending"))
+	if (!statctl_has("pending") || pending_read(&before))
+		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
+	if (strcmp(before.scope, "memcg"))
 		return KSFT_SKIP;
-	/* no request of the module's own while the reads run */
 	if (statctl_set("flush_mode", "never") ||
-	    statctl_set("flush_period_ms", "0"))
+	    statctl_set("flush_period_ms", "0") ||
+	    cg_create_leaf("pending_reads", cg, sizeof(cg)))
 		return KSFT_FAIL;
-	if (stats_read(&a))
+	id = cg_id(cg);
+	if (child_start(&c, cg, fault_and_hold, &pages) ||
+	    child_wait_ready(&c, 60000)) {
+		child_kill(&c);
+		cg_destroy(cg);
 		return KSFT_FAIL;
-	for (i = 0; i < 50; i++)
-		if (pending_read(&p))
-			return KSFT_FAIL;
-	if (stats_read(&b))
-		return KSFT_FAIL;
-	for (k = 0; k < 2; k++) {
-		uint64_t d = stats_delta(&a, &b, keys[k]);
-
-		if (d) {
-			diag("50 reads of pending: %s +%" PRIu64, keys[k], d);
-			bad++;
-		}
 	}
+	if (pending_read(&before))
+		bad++;
+	for (i = 0; !bad && i < 50; i++)
+		if (pending_read(&after))
+			bad++;
+	a = bad ? NULL : pending_find(&before, id);
+	b = bad ? NULL : pending_find(&after, id);
+	if (!bad && (!a || !b || !(a->handed + a->cpus))) {
+		diag("leaf not listed, or nothing pending in it");
+		bad++;
+	} else if (!bad && b->handed + b->cpus < a->handed + a->cpus) {
+		diag("50 reads: the leaf's pending %" PRIu64 "+%" PRIu64
+		     " fell to %" PRIu64 "+%" PRIu64, a->handed, a->cpus,
+		     b->handed, b->cpus);
+		bad++;
+	}
+	child_release(&c);
+	child_reap(&c, 10000);
+	cg_destroy(cg);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -287,16 +312,34 @@ static int test_global(void)
 	if (strcmp(p.scope, "global"))
 		return KSFT_SKIP;
 	/* the module's policy: the count is its gate, not shown */
-	if (statctl_set("flush_mode", "never") || pending_read(&p))
+	if (statctl_set("flush_period_ms", "0") ||
+	    statctl_set("flush_mode", "never") || pending_read(&p))
 		return KSFT_FAIL;
 	if (p.has_global) {
 		diag("flush_mode never: a global line (%" PRIu64 ")", p.global);
 		bad++;
 	}
 	if (statctl_set("flush_mode", "kernel") ||
-	    statctl_set("flush_period_ms", "0") ||
-	    cg_create_leaf("pending", cg, sizeof(cg)))
+	    cg_create_leaf("pending", cg, sizeof(cg)) || pending_read(&p))
 		return KSFT_FAIL;
+	/*
+	 * Until a flush the variable holds the gate's closing value (above
+	 * the limit): no line, or, if some reader flushed meanwhile, a count
+	 * below the trigger.
+	 */
+	if (p.has_global && p.global >= p.trigger) {
+		diag("right after flush_mode kernel: global %" PRIu64, p.global);
+		bad++;
+	}
+	/* under the kernel's policy a reader past the limit flushes */
+	if (memstat_get(cg, "anon", &anon) || pending_read(&p))
+		return KSFT_FAIL;
+	if (!p.has_global || p.global >= p.trigger) {
+		diag("after a flush: %s %" PRIu64 ", want below %" PRIu64,
+		     p.has_global ? "global" : "no global line", p.global,
+		     p.trigger);
+		bad++;
+	}
 	pages = 4 * p.trigger;
 	if (child_start(&c, cg, fault_and_hold, &pages) ||
 	    child_wait_ready(&c, 60000)) {

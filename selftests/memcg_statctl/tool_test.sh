@@ -668,6 +668,10 @@ test_top() {
 	sleep 1000 &
 	_pid=$!
 	echo "$_pid" >"$CGROOT/mcs_top/cgroup.procs"
+	# 6.1 shows its count under the kernel's policy once a flush handed it
+	# back (module/ABI.md): a memory.stat read flushes past the limit
+	tool_ok set flush_mode kernel || { kill "$_pid"; rmdir "$CGROOT/mcs_top"; return 1; }
+	cat "$CGROOT/mcs_top/memory.stat" >/dev/null
 	tool_ok top --json -n 2 -d 0.2 || { kill "$_pid"; rmdir "$CGROOT/mcs_top"; return 1; }
 	cp "$WORK/out" "$WORK/top"
 	tool_ok top -n 1
@@ -688,8 +692,8 @@ test_top() {
 			and (.rows | map(.cgroup) | index("/mcs_top") != null) and
 			.cgroups == (.rows | length)' || return 1
 	else
-		jq_true "$WORK/l2" '.scope == "global" and .rows[0].cgroup == "(all memcgs)"' ||
-			return 1
+		jq_true "$WORK/l2" '.scope == "global" and .flush_mode == "kernel" and
+			.rows[0].cgroup == "(all memcgs)"' || return 1
 	fi
 	json_sane "$WORK/out"
 }

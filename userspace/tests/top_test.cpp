@@ -1,8 +1,8 @@
 // Live staleness: the strict parser of `pending`, naming cgroups by id, the rows of `top`
 // (order, limit, unknown ids, 6.1's one global row), its screen and JSON lines, and the
 // command itself against a fake debugfs and a fake cgroup2 mount.
-#include <csignal>
 #include <array>
+#include <csignal>
 #include <filesystem>
 #include <poll.h>
 #include <pty.h>
@@ -19,6 +19,7 @@
 #include "debugfs/pending.h"
 #include "exit_code.h"
 #include "fake_debugfs.h"
+#include "output/result_schema.h"
 #include "text_util.h"
 #include "top/top.h"
 
@@ -145,6 +146,7 @@ TopFrame sample_frame() {
     f.pending = parse_pending(memcg_pending);
     f.rows = top_rows(f.pending, {{1, "/"}, {4219, "/a/b"}}, TopSort::pending, 2);
     f.cgroups = 3;
+    f.flush_mode = "never";
     f.reasons = parse_flush_reasons("class reader 5 4 1\nclass periodic 1 1 0\n"
                                     "class reclaim 0 0 0\n");
     return f;
@@ -157,11 +159,15 @@ TEST(TopJson, OneObjectPerLineWithEveryField) {
     EXPECT_EQ(line.find('\n'), line.size() - 1); // one line
     const auto j = Json::parse(line);
     EXPECT_EQ(j["scope"], "memcg");
+    EXPECT_EQ(j["flush_mode"], "never");
     EXPECT_EQ(j["trigger"], 128);
     EXPECT_EQ(j["cgroups"], 3);
     EXPECT_EQ(j["offline"]["count"], 3);
-    EXPECT_EQ(j["flush_reasons"]["reader"]["requests"], 5);
-    EXPECT_EQ(j["flush_reasons"]["reader"]["performed"], 4);
+    // As stats --json writes it.
+    EXPECT_EQ(j["flush_reasons"], reasons_json(sample_frame().reasons));
+    EXPECT_EQ(j["flush_reasons"]["classes"][0]["name"], "reader");
+    EXPECT_EQ(j["flush_reasons"]["classes"][0]["requests"], 5);
+    EXPECT_EQ(j["flush_reasons"]["classes"][0]["performed"], 4);
     ASSERT_EQ(j["rows"].size(), 2U);
     EXPECT_EQ(j["rows"][0]["cgroup"], "/");
     EXPECT_EQ(j["rows"][0]["id"], 1);
@@ -182,6 +188,7 @@ TEST(TopJson, NoFlushControlIsNull) {
 TEST(TopScreen, HeaderReasonsAndRowsWithinWidth) {
     const auto s = top_screen(sample_frame(), 80);
     EXPECT_NE(s.find("scope memcg"), std::string::npos);
+    EXPECT_NE(s.find("flush_mode never"), std::string::npos);
     EXPECT_NE(s.find("reader 4/5"), std::string::npos);
     EXPECT_NE(s.find("periodic 1/1"), std::string::npos);
     EXPECT_EQ(s.find("reclaim"), std::string::npos); // no requests: not shown
@@ -232,10 +239,12 @@ TEST(TopCommand, JsonLinesWithIntervalReasons) {
     const auto first = Json::parse(lines[0]);
     const auto second = Json::parse(lines[1]);
     EXPECT_EQ(first["seconds"], 0.0);
-    EXPECT_EQ(first["flush_reasons"]["reader"]["requests"], 0); // no interval yet
+    EXPECT_EQ(first["flush_reasons"]["classes"][0]["requests"], 0); // no interval yet
     EXPECT_EQ(second["seconds"], 1.0);
-    EXPECT_EQ(second["flush_reasons"]["reader"]["requests"], 3);
-    EXPECT_EQ(second["flush_reasons"]["reader"]["performed"], 2);
+    EXPECT_EQ(second["flush_reasons"]["classes"][0]["name"], "reader");
+    EXPECT_EQ(second["flush_reasons"]["classes"][0]["requests"], 3);
+    EXPECT_EQ(second["flush_reasons"]["classes"][0]["performed"], 2);
+    EXPECT_EQ(second["flush_mode"], "kernel"); // the fake's knob
     EXPECT_EQ(second["rows"][0]["cgroup"], "/work");
     EXPECT_EQ(second["rows"][0]["pending"], 30);
     EXPECT_EQ(second["rows"][1]["cgroup"], "/");
@@ -246,8 +255,11 @@ TEST(TopCommand, RefusesBadOptionsAndAMissingFile) {
     CliRunner cli;
     auto r = cli.run({"--debugfs", fake.root_string(), "top", "--sort", "bogus"});
     EXPECT_EQ(r.code, static_cast<int>(ExitCode::usage));
-    EXPECT_NE(r.err.find("--sort bogus: must be pending, handed, cpus or path"), std::string::npos)
+    EXPECT_NE(r.err.find("--sort must be pending, handed, cpus or path"), std::string::npos)
         << r.err;
+    // Usage errors come first, also without the module (exit 2, not 3).
+    r = cli.run({"--debugfs", "/nonexistent", "top", "--sort", "bogus"});
+    EXPECT_EQ(r.code, static_cast<int>(ExitCode::usage)) << r.err;
     r = cli.run({"--debugfs", fake.root_string(), "top", "--interval", "0.01"});
     EXPECT_EQ(r.code, static_cast<int>(ExitCode::usage));
     EXPECT_NE(r.err.find("--interval must be at least 0.1"), std::string::npos) << r.err;
@@ -258,8 +270,7 @@ TEST(TopCommand, RefusesBadOptionsAndAMissingFile) {
     r = cli.run(
         {"--debugfs", fake.root_string(), "top", "-n", "1", "--cgroup-mount", "/nonexistent/dir"});
     EXPECT_EQ(r.code, static_cast<int>(ExitCode::usage));
-    EXPECT_NE(r.err.find("--cgroup-mount /nonexistent/dir: no such directory"), std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("--cgroup-mount must be a directory"), std::string::npos) << r.err;
 }
 
 // The program on a pseudo-terminal of 24 x 60: the refreshing screen, not JSON, each frame

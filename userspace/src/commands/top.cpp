@@ -52,12 +52,7 @@ Terminal stdout_terminal() {
 
 std::filesystem::path cgroup2_mount(const std::string& option) {
     if (!option.empty()) {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(option, ec)) {
-            throw ToolError(ExitCode::usage,
-                            fmt::format("--cgroup-mount {}: no such directory", option));
-        }
-        return option;
+        return option; // checked when parsed
     }
     const auto mount = find_cgroup2_mount(read_file("/proc/self/mounts"));
     if (!mount) {
@@ -70,11 +65,7 @@ std::filesystem::path cgroup2_mount(const std::string& option) {
 void run_top(const Context& ctx, const TopOptions& opt) {
     const auto client = ctx.client();
     client.require_module();
-    const auto sort = parse_top_sort(opt.sort);
-    if (!sort) {
-        throw ToolError(ExitCode::usage,
-                        fmt::format("--sort {}: must be {}", opt.sort, top_sort_names));
-    }
+    const auto sort = parse_top_sort(opt.sort).value_or(TopSort::pending); // checked by CLI11
     if (!client.pending()) {
         throw ToolError(fmt::format("the module has no `{}` file: this kernel's counts of "
                                     "unflushed updates were not found (version: pending "
@@ -113,6 +104,9 @@ void run_top(const Context& ctx, const TopOptions& opt) {
         const auto reasons_after = client.flush_reasons();
         const double t_after = ctx.env.now();
         f.pending = std::move(*pending);
+        if (client.is_knob("flush_mode")) {
+            f.flush_mode = client.read_knob("flush_mode");
+        }
         f.seconds = i > 0 ? t_after - t_before : 0;
         f.reasons = i > 0 ? reasons_delta(reasons_before, reasons_after) : reasons_after;
         if (f.reasons && i == 0) {
@@ -122,7 +116,7 @@ void run_top(const Context& ctx, const TopOptions& opt) {
             }
         }
         const auto paths = cgroup_paths_by_id(mount);
-        const auto all = top_rows(f.pending, paths, *sort, 0);
+        const auto all = top_rows(f.pending, paths, sort, 0);
         f.cgroups = all.size();
         // On a screen: what fits under the header (6 lines) unless --limit says otherwise.
         const std::size_t fit = term.rows > 7 ? term.rows - 7 : 0;
@@ -163,7 +157,13 @@ Command add_top_command(CLI::App& app, Context& ctx) {
             "", "at_least_0.1"));
     sub->add_option("-s,--sort", opt->sort,
                     fmt::format("order the cgroups by {} (default pending)", top_sort_names))
-        ->type_name("KEY");
+        ->type_name("KEY")
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+                return parse_top_sort(v) ? std::string()
+                                         : fmt::format("must be {}", top_sort_names);
+            },
+            "", "top_sort"));
     sub->add_option("--limit", opt->limit,
                     "show at most N cgroups (default: what fits the terminal; all in JSON)")
         ->type_name("N")
@@ -174,7 +174,13 @@ Command add_top_command(CLI::App& app, Context& ctx) {
     sub->add_option("--cgroup-mount", opt->cgroup_mount,
                     "the cgroup2 mount whose directories name the cgroups (default: the one "
                     "in /proc/self/mounts)")
-        ->type_name("DIR");
+        ->type_name("DIR")
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+                std::error_code ec;
+                return std::filesystem::is_directory(v, ec) ? std::string() : "must be a directory";
+            },
+            "", "directory"));
     sub->add_flag("--json", opt->json,
                   "print one JSON object per refresh, one per line (also when stdout is no "
                   "terminal)");

@@ -23,6 +23,7 @@ constexpr std::uint64_t max_bracket = 16; // pages faulted during one usable rea
 // Kept reads between two reads of `pending`, which lists every cgroup: a small part of the
 // reader's work.
 constexpr std::uint64_t pending_every = 16;
+constexpr std::uint64_t no_count = ~std::uint64_t{0}; // `pending` not read, or no row
 } // namespace
 
 // Lives in MAP_SHARED memory made before the fork: the faulter writes seq/resident, the
@@ -125,6 +126,11 @@ void StalenessProbe::read_stats(const TaskContext& ctx) {
     std::int64_t hi = 0;
     std::uint64_t samples = 0;
     while (!ctx.stopping()) {
+        // The kernel's own count just before the read: a read that flushes (kernel,
+        // always) zeroes it, and the stat then read is as fresh as the count said it was not.
+        const std::uint64_t pending = with_pending && ops % pending_every == 0
+                                          ? read_pending(leaf0_stat.st_ino).value_or(no_count)
+                                          : no_count;
         const auto seq1 = s.seq.load(std::memory_order_acquire);
         const auto r1 = s.resident.load(std::memory_order_acquire);
         if (::lseek(fd.get(), 0, SEEK_SET) != 0) {
@@ -164,12 +170,10 @@ void StalenessProbe::read_stats(const TaskContext& ctx) {
         if (r2 - r1 > s.max_bracket.load(std::memory_order_relaxed)) {
             s.max_bracket.store(r2 - r1, std::memory_order_relaxed);
         }
-        if (with_pending && samples % pending_every == 1) {
-            if (const auto count = read_pending(leaf0_stat.st_ino)) {
-                s.has_pending.store(true, std::memory_order_relaxed);
-                if (*count > s.max_pending.load(std::memory_order_relaxed)) {
-                    s.max_pending.store(*count, std::memory_order_relaxed);
-                }
+        if (pending != no_count) {
+            s.has_pending.store(true, std::memory_order_relaxed);
+            if (pending > s.max_pending.load(std::memory_order_relaxed)) {
+                s.max_pending.store(pending, std::memory_order_relaxed);
             }
         }
     }

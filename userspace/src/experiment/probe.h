@@ -22,7 +22,7 @@ struct StalenessSample {
     std::optional<std::int64_t> max_error;
     std::uint64_t max_bracket = 0; // most pages faulted while one read ran
     // The most unflushed updates the kernel counted for the faulting cgroup (HANDED + CPUS
-    // of the module's `pending`), read right after every 16th kept read; nullopt without
+    // of the module's `pending`), read before every 16th stat read that is kept; nullopt without
     // the file, or where it has no per-memcg counts (6.1).
     std::optional<std::uint64_t> max_pending;
     std::optional<std::int64_t> spread() const {

@@ -7,11 +7,11 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "output/result_schema.h"
+
 namespace memcg_statctl {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 // "0", "512K", "1.5M", "3.0G": a byte count in the width of a column.
 std::string short_bytes(std::uint64_t bytes) {
@@ -37,24 +37,32 @@ std::string clip(std::string line, std::size_t width) {
 
 } // namespace
 
-std::map<std::uint64_t, std::string> cgroup_paths_by_id(const std::filesystem::path& mount) {
-    namespace fs = std::filesystem;
-    std::map<std::uint64_t, std::string> paths;
+namespace {
+
+// Adds `dir` and the directories under it, by inode number. One directory at a time: a
+// cgroup removed during the walk leaves out only itself, never the rest.
+void add_cgroup_paths(const std::filesystem::path& mount, const std::filesystem::path& dir,
+                      std::map<std::uint64_t, std::string>& paths) {
     struct stat st {};
-    if (::stat(mount.c_str(), &st) == 0) {
-        paths[st.st_ino] = "/";
+    if (::stat(dir.c_str(), &st) != 0) {
+        return;
     }
+    const auto rel = dir.lexically_relative(mount).generic_string();
+    paths[st.st_ino] = rel == "." ? "/" : "/" + rel;
     std::error_code ec;
-    fs::recursive_directory_iterator it(mount, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         std::error_code type_ec;
-        if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) {
-            continue;
-        }
-        if (::stat(it->path().c_str(), &st) == 0) {
-            paths[st.st_ino] = "/" + fs::relative(it->path(), mount).generic_string();
+        if (entry.is_directory(type_ec) && !entry.is_symlink(type_ec)) {
+            add_cgroup_paths(mount, entry.path(), paths);
         }
     }
+}
+
+} // namespace
+
+std::map<std::uint64_t, std::string> cgroup_paths_by_id(const std::filesystem::path& mount) {
+    std::map<std::uint64_t, std::string> paths;
+    add_cgroup_paths(mount, mount, paths);
     return paths;
 }
 
@@ -111,8 +119,9 @@ std::vector<TopRow> top_rows(const Pending& pending,
 std::string top_screen(const TopFrame& f, std::size_t width) {
     std::string s;
     const auto line = [&](const std::string& l) { s += clip(l, width) + "\n"; };
-    line(fmt::format("memcg-statctl top  {}  scope {}  trigger {} updates ({} per cpu)",
-                     f.timestamp, f.pending.scope, f.pending.trigger, f.pending.batch));
+    line(fmt::format("memcg-statctl top  {}  flush_mode {}  scope {}  trigger {} ({} per cpu)",
+                     f.timestamp, f.flush_mode.empty() ? "-" : f.flush_mode, f.pending.scope,
+                     f.pending.trigger, f.pending.batch));
     if (f.reasons && f.seconds > 0) {
         std::string r = fmt::format("flush requests in {:.1f} s (performed/asked):", f.seconds);
         for (const auto& c : f.reasons->classes) {
@@ -162,23 +171,19 @@ std::string top_json_line(const TopFrame& f) {
         row["due"] = r.due(f.pending.trigger);
         rows.push_back(std::move(row));
     }
-    Json j = {{"timestamp", f.timestamp},     {"seconds", f.seconds},
-              {"scope", f.pending.scope},     {"batch", f.pending.batch},
-              {"trigger", f.pending.trigger}, {"cgroups", f.cgroups}};
+    Json j = {{"timestamp", f.timestamp},
+              {"seconds", f.seconds},
+              {"flush_mode", f.flush_mode.empty() ? Json(nullptr) : Json(f.flush_mode)},
+              {"scope", f.pending.scope},
+              {"batch", f.pending.batch},
+              {"trigger", f.pending.trigger},
+              {"cgroups", f.cgroups}};
     if (f.pending.offline) {
         j["offline"] = {{"count", f.pending.offline->count},
                         {"handed", f.pending.offline->handed},
                         {"cpus", f.pending.offline->cpus}};
     }
-    if (f.reasons) {
-        Json reasons = Json::object();
-        for (const auto& c : f.reasons->classes) {
-            reasons[c.name] = {{"requests", c.requests}, {"performed", c.performed}};
-        }
-        j["flush_reasons"] = std::move(reasons);
-    } else {
-        j["flush_reasons"] = nullptr;
-    }
+    j["flush_reasons"] = reasons_json(f.reasons); // as stats --json writes it
     j["rows"] = std::move(rows);
     return j.dump() + "\n";
 }

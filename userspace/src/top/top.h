@@ -18,8 +18,8 @@
 namespace memcg_statctl {
 
 // The cgroups under a cgroup2 mount by cgroup id (their directories' inode numbers), as
-// paths from the mount ("/" for the root). Directories that vanish during the walk are left
-// out.
+// paths from the mount ("/" for the root). A directory that vanishes during the walk is left
+// out, with what was under it.
 std::map<std::uint64_t, std::string> cgroup_paths_by_id(const std::filesystem::path& mount);
 
 enum class TopSort { pending, handed, cpus, path };
@@ -35,8 +35,9 @@ struct TopRow {
     // The most any memory.stat value of the cgroup can be off, in bytes for page counts
     // (an event count is off by at most pending() events).
     std::uint64_t bound_bytes(std::uint64_t page_size) const { return pending() * page_size; }
-    // The kernel's policy flushes this cgroup at its next read (handed > trigger); past
-    // the trigger the kernel stops counting, so the figures are lower bounds.
+    // Past the kernel's trigger (handed > trigger): its own policy (flush_mode=kernel)
+    // flushes the cgroup at its next read, and it stops counting, so the figures are lower
+    // bounds.
     bool due(std::uint64_t trigger) const { return handed > trigger; }
 };
 
@@ -54,6 +55,7 @@ struct TopFrame {
     std::vector<TopRow> rows;
     std::size_t cgroups = 0;             // rows before the limit
     std::optional<FlushReasons> reasons; // requests in the interval; nullopt: no file
+    std::string flush_mode;              // the knob's value; empty without it
     std::uint64_t page_size = 4096;
 };
 
