@@ -8,7 +8,8 @@
  *   online cpus; per memcg (6.12, 7.x) the root and a fresh leaf are
  *   listed by cgroup id (the inode number of the cgroup's directory).
  * - pending_reads_do_not_flush (6.12, 7.x): with every flush stopped, a
- *   leaf holding unflushed updates keeps them over 50 reads of `pending`.
+ *   leaf holding unflushed updates keeps them over 50 reads of `pending`
+ *   (a window into which a forced flush fell is tried again, up to 5).
  * - pending_memcg (6.12, 7.x): with every flush stopped (flush_mode=never,
  *   flush_period_ms=0), a child faults pages in a leaf and holds them. The
  *   kernel counts every change by its size, memory.stat shows the net
@@ -23,10 +24,9 @@
  * - pending_global (6.1): under the kernel's policy (flush_mode=kernel,
  *   no periodic flush), a workload of four triggers' worth of pages takes
  *   the global count past the trigger, and a memory.stat read, which the
- *   kernel's gate then lets flush, takes it back below. Under the module's
+ *   kernel's gate then lets flush, takes it down. Under the module's
  *   policy the count is the module's gate, not the kernel's: no `global`
- *   line; nor after switching back until a flush, and after one the count
- *   starts below the trigger.
+ *   line; nor after switching back until a flush, which brings it back.
  */
 #define _GNU_SOURCE
 
@@ -159,51 +159,77 @@ static int test_format(void)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-static int test_no_flush(void)
+/*
+ * One window of pending_reads_do_not_flush: 1 pass, 0 fail, -1 a flush
+ * the module counted (7.x forces one when an earlier test's cgroup goes
+ * offline) fell into it, so it proves nothing.
+ */
+static int no_flush_window(void)
 {
 	struct pending before, after;
 	const struct pending_row *a, *b;
+	struct stats s0, s1;
 	size_t pages = 16;
 	uint64_t id;
 	char cg[256];
 	struct child c;
-	int i, bad = 0;
+	int i, ok = 1;
 
-	if (!statctl_has("pending") || pending_read(&before))
-		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
-	if (strcmp(before.scope, "memcg"))
-		return KSFT_SKIP;
-	if (statctl_set("flush_mode", "never") ||
-	    statctl_set("flush_period_ms", "0") ||
-	    cg_create_leaf("pending_reads", cg, sizeof(cg)))
-		return KSFT_FAIL;
+	if (cg_create_leaf("pending_reads", cg, sizeof(cg)) || stats_read(&s0))
+		return 0;
 	id = cg_id(cg);
 	if (child_start(&c, cg, fault_and_hold, &pages) ||
 	    child_wait_ready(&c, 60000)) {
 		child_kill(&c);
 		cg_destroy(cg);
-		return KSFT_FAIL;
+		return 0;
 	}
 	if (pending_read(&before))
-		bad++;
-	for (i = 0; !bad && i < 50; i++)
+		ok = 0;
+	for (i = 0; ok && i < 50; i++)
 		if (pending_read(&after))
-			bad++;
-	a = bad ? NULL : pending_find(&before, id);
-	b = bad ? NULL : pending_find(&after, id);
-	if (!bad && (!a || !b || !(a->handed + a->cpus))) {
-		diag("leaf not listed, or nothing pending in it");
-		bad++;
-	} else if (!bad && b->handed + b->cpus < a->handed + a->cpus) {
-		diag("50 reads: the leaf's pending %" PRIu64 "+%" PRIu64
-		     " fell to %" PRIu64 "+%" PRIu64, a->handed, a->cpus,
-		     b->handed, b->cpus);
-		bad++;
-	}
+			ok = 0;
+	if (stats_read(&s1))
+		ok = 0;
 	child_release(&c);
 	child_reap(&c, 10000);
 	cg_destroy(cg);
-	return bad ? KSFT_FAIL : KSFT_PASS;
+	if (!ok)
+		return 0;
+	if (stats_delta(&s0, &s1, "flush.performed")) {
+		diag("a flush fell into the window: again");
+		return -1;
+	}
+	a = pending_find(&before, id);
+	b = pending_find(&after, id);
+	if (!a || !b || !(a->handed + a->cpus)) {
+		diag("leaf not listed, or nothing pending in it");
+		return 0;
+	}
+	if (b->handed + b->cpus < a->handed + a->cpus) {
+		diag("50 reads: the leaf's pending %" PRIu64 "+%" PRIu64
+		     " fell to %" PRIu64 "+%" PRIu64, a->handed, a->cpus,
+		     b->handed, b->cpus);
+		return 0;
+	}
+	return 1;
+}
+
+static int test_no_flush(void)
+{
+	struct pending p;
+	int try, r = -1;
+
+	if (!statctl_has("pending") || pending_read(&p))
+		return statctl_has("pending") ? KSFT_FAIL : KSFT_SKIP;
+	if (strcmp(p.scope, "memcg"))
+		return KSFT_SKIP;
+	if (statctl_set("flush_mode", "never") ||
+	    statctl_set("flush_period_ms", "0"))
+		return KSFT_FAIL;
+	for (try = 0; try < 5 && r < 0; try++)
+		r = no_flush_window();
+	return r > 0 ? KSFT_PASS : KSFT_FAIL;
 }
 
 /* A forced flush of @cg's subtree: a memory.stat read with flush_mode=always. */
@@ -334,10 +360,8 @@ static int test_global(void)
 	/* under the kernel's policy a reader past the limit flushes */
 	if (memstat_get(cg, "anon", &anon) || pending_read(&p))
 		return KSFT_FAIL;
-	if (!p.has_global || p.global >= p.trigger) {
-		diag("after a flush: %s %" PRIu64 ", want below %" PRIu64,
-		     p.has_global ? "global" : "no global line", p.global,
-		     p.trigger);
+	if (!p.has_global) {
+		diag("after a flush: no global line");
 		bad++;
 	}
 	pages = 4 * p.trigger;
@@ -357,8 +381,14 @@ static int test_global(void)
 		diag("%zu pages: global %" PRIu64
 		     ", after a memory.stat read %" PRIu64 " (trigger %" PRIu64
 		     ")", pages, p.global, q.global, p.trigger);
-		if (p.global <= p.trigger || q.global >= p.trigger) {
-			diag("want before > trigger > after");
+		/*
+		 * 6.1 counts in batches of 64 per cpu and may add several at
+		 * once (a large uncharge): after the flush a few updates can
+		 * already stand past the trigger again, but the flush must
+		 * have taken the count down.
+		 */
+		if (p.global <= p.trigger || q.global >= p.global) {
+			diag("want before > trigger, and after < before");
 			bad++;
 		}
 	}
