@@ -191,4 +191,17 @@ CLI::Validator between(T min, T max) {
             fmt::format("INT in [{} - {}]", min, max)};
 }
 
+// A lower bound on a number of seconds, `text` saying it in words ("0.01 (10 ms)").
+// Non-numbers are positive<double>()'s to report.
+inline CLI::Validator at_least_seconds(double min, std::string text) {
+    return {[min, text = std::move(text)](const std::string& s) -> std::string {
+                double value = 0;
+                if (option_checks_detail::parse(s, value) != option_checks_detail::Parsed::ok) {
+                    return {};
+                }
+                return value >= min ? std::string() : "must be at least " + text;
+            },
+            "", "at_least_seconds"};
+}
+
 } // namespace memcg_statctl

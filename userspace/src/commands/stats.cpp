@@ -34,19 +34,6 @@ constexpr double min_interval = 0.1;
 // The longest sleep between checks for SIGINT/SIGTERM: how quickly the textfile mode stops.
 constexpr double stop_poll = 0.1;
 
-// A lower bound on a number of seconds, `text` saying it in words ("0.01 (10 ms)").
-// Non-numbers are positive<double>()'s to report.
-CLI::Validator at_least_seconds(double min, std::string text) {
-    return {[min, text = std::move(text)](const std::string& s) -> std::string {
-                double value = 0;
-                if (option_checks_detail::parse(s, value) != option_checks_detail::Parsed::ok) {
-                    return {};
-                }
-                return value >= min ? std::string() : "must be at least " + text;
-            },
-            "", "at_least_seconds"};
-}
-
 // What the module's files say now; `problem` says why they could not be read ("" if up).
 MetricsSnapshot read_snapshot(const DebugfsClient& client, const std::string& kernel,
                               std::string& problem) {

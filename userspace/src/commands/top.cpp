@@ -146,15 +146,7 @@ Command add_top_command(CLI::App& app, Context& ctx) {
     sub->add_option("-d,--interval", opt->interval, "seconds between refreshes (default 1)")
         ->type_name("SEC")
         ->check(positive<double>())
-        ->check(CLI::Validator(
-            [](const std::string& v) -> std::string {
-                double x = 0;
-                return option_checks_detail::parse(v, x) == option_checks_detail::Parsed::ok &&
-                               x < min_interval
-                           ? "must be at least 0.1 (100 ms)"
-                           : std::string();
-            },
-            "", "at_least_0.1"));
+        ->check(at_least_seconds(min_interval, "0.1 (100 ms)"));
     sub->add_option("-s,--sort", opt->sort,
                     fmt::format("order the cgroups by {} (default pending)", top_sort_names))
         ->type_name("KEY")
