@@ -13,6 +13,7 @@
 #include <fmt/ostream.h>
 
 #include "run/environment.h"
+#include "run/signal_guard.h"
 #include "text_util.h"
 
 namespace memcg_statctl {
@@ -156,6 +157,18 @@ CliEnv default_cli_env() {
     };
     env.progress_to_terminal = ::isatty(STDERR_FILENO) == 1;
     return env;
+}
+
+bool sleep_until_or_stopped(CliEnv& env, double until) {
+    constexpr double stop_poll = 0.1; // the longest sleep between checks for a stop signal
+    while (stop_signal() == 0) {
+        const double left = until - env.now();
+        if (left <= 0) {
+            return true;
+        }
+        env.sleep(std::min(left, stop_poll));
+    }
+    return false;
 }
 
 int run_cli(const std::vector<std::string>& args, CliEnv& env) {

@@ -39,6 +39,15 @@ struct CliEnv {
 
 CliEnv default_cli_env();
 
+// The shortest interval stats --textfile and top refresh at: live enough for node_exporter
+// and a screen, long enough that reading the module's files (every cgroup's counts, for
+// top) stays a negligible part of the machine's work.
+constexpr double min_refresh_interval = 0.1;
+
+// Sleeps until env.now() reaches `until`, in steps short enough (0.1 s) that SIGINT or
+// SIGTERM ends the wait promptly. Returns false when a stop signal came.
+bool sleep_until_or_stopped(CliEnv& env, double until);
+
 // args[0] is the program name. Returns the process exit code (see exit_code.h).
 int run_cli(const std::vector<std::string>& args, CliEnv& env);
 

@@ -28,12 +28,6 @@ struct OpenMetricsOptions {
     bool wanted() const { return print || !textfile_dir.empty(); }
 };
 
-// Short enough to be live for node_exporter, long enough that reading the module's files
-// stays a negligible part of the machine's work.
-constexpr double min_interval = 0.1;
-// The longest sleep between checks for SIGINT/SIGTERM: how quickly the textfile mode stops.
-constexpr double stop_poll = 0.1;
-
 // What the module's files say now; `problem` says why they could not be read ("" if up).
 MetricsSnapshot read_snapshot(const DebugfsClient& client, const std::string& kernel,
                               std::string& problem) {
@@ -103,13 +97,7 @@ void run_textfile(const Context& ctx, const OpenMetricsOptions& opt, const std::
             clear_stop_signal();
             throw;
         }
-        while (stop_signal() == 0) {
-            const double left = start + opt.interval - ctx.env.now();
-            if (left <= 0) {
-                break;
-            }
-            ctx.env.sleep(std::min(left, stop_poll));
-        }
+        sleep_until_or_stopped(ctx.env, start + opt.interval);
     }
     clear_stop_signal();
     // Gone rather than stale: node_exporter would serve the last values for ever.
@@ -134,7 +122,7 @@ void add_openmetrics_options(CLI::App& stats, OpenMetricsOptions& opt) {
                     "seconds between writes of --textfile-dir (at least 0.1; default 15)")
         ->type_name("S")
         ->check(positive<double>())
-        ->check(at_least_seconds(min_interval, "0.1 (100 ms)"))
+        ->check(at_least_seconds(min_refresh_interval, "0.1 (100 ms)"))
         ->needs(dir);
     for (const auto* other : {"--json", "--csv", "--watch"}) {
         if (auto* o = stats.get_option_no_throw(other)) {

@@ -28,11 +28,6 @@ struct TopOptions {
     std::string cgroup_mount; // empty: the cgroup2 mount of /proc/self/mounts
 };
 
-// The longest sleep between checks for SIGINT/SIGTERM.
-constexpr double stop_poll = 0.1;
-// Refreshing faster would make reading every cgroup's counts the machine's work.
-constexpr double min_interval = 0.1;
-
 struct Terminal {
     bool tty = false;
     std::size_t rows = 0;
@@ -80,18 +75,8 @@ void run_top(const Context& ctx, const TopOptions& opt) {
     auto reasons_before = client.flush_reasons();
     double t_before = ctx.env.now();
     for (int i = 0; (opt.count == 0 || i < opt.count) && stop_signal() == 0; ++i) {
-        if (i > 0) {
-            const double until = t_before + opt.interval;
-            while (stop_signal() == 0) {
-                const double left = until - ctx.env.now();
-                if (left <= 0) {
-                    break;
-                }
-                ctx.env.sleep(std::min(left, stop_poll));
-            }
-            if (stop_signal() != 0) {
-                break;
-            }
+        if (i > 0 && !sleep_until_or_stopped(ctx.env, t_before + opt.interval)) {
+            break;
         }
         client.require_still_module();
         TopFrame f;
@@ -146,7 +131,7 @@ Command add_top_command(CLI::App& app, Context& ctx) {
     sub->add_option("-d,--interval", opt->interval, "seconds between refreshes (default 1)")
         ->type_name("SEC")
         ->check(positive<double>())
-        ->check(at_least_seconds(min_interval, "0.1 (100 ms)"));
+        ->check(at_least_seconds(min_refresh_interval, "0.1 (100 ms)"));
     sub->add_option("-s,--sort", opt->sort,
                     fmt::format("order the cgroups by {} (default pending)", top_sort_names))
         ->type_name("KEY")
