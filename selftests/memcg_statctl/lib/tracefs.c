@@ -302,6 +302,36 @@ static int rstat_detect(const char *t, int (*flush_once)(void *arg),
 	return 0;
 }
 
+#define RSTAT_PID	"hist:keys=common_pid:vals=hitcount if common_pid == %d"
+
+int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n)
+{
+	const char *t = tracefs();
+	char path[256], cmd[128];
+	uint64_t count[8];
+	int64_t pid[8];
+	int r, k, i;
+
+	if (!t)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
+	if (!path_exists(path))
+		return -ENOENT;
+	snprintf(cmd, sizeof(cmd), RSTAT_PID, (int)getpid());
+	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	if (r)
+		return r;
+	r = fn(arg);
+	k = r ? r : hist_numbers(path, "common_pid:", count, pid, 8);
+	snprintf(cmd, sizeof(cmd), "!" RSTAT_PID, (int)getpid());
+	trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	if (k < 0)
+		return k;
+	for (*n = 0, i = 0; i < k; i++)
+		*n += count[i];
+	return 0;
+}
+
 int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
 		      void *arg, uint64_t *ns, int max)
 {

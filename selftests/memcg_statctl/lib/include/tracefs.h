@@ -45,4 +45,11 @@ int hist_caller_sum(const char *path, const char *key, const char *caller,
 int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
 		      void *arg, uint64_t *ns, int max);
 
+/*
+ * How many times this process took the rstat lock (the
+ * cgroup_rstat_locked tracepoint, 6.10+) while fn(arg) ran: in @n. 0, or
+ * fn's error, -ENOENT where the tracepoint is missing, or -errno.
+ */
+int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n);
+
 #endif
