@@ -219,6 +219,23 @@ TEST(CgroupPaths, ByInodeNumber) {
     EXPECT_EQ(paths.at(m.id("a/b")), "/a/b");
 }
 
+TEST(CgroupPaths, AWalkIsReusedUntilACgroupHasNoName) {
+    FakeMount m;
+    std::filesystem::create_directories(m.dir.path() / "a");
+    const auto paths = cgroup_paths_by_id(m.dir.path());
+    Pending p;
+    p.scope = "memcg";
+    p.cgroups = {{m.id("."), 1, 2}, {m.id("a"), 3, 4}};
+    EXPECT_TRUE(names_every_cgroup(p, paths));
+    std::filesystem::create_directories(m.dir.path() / "b");
+    p.cgroups.push_back({m.id("b"), 0, 1});
+    EXPECT_FALSE(names_every_cgroup(p, paths));
+    EXPECT_TRUE(names_every_cgroup(p, cgroup_paths_by_id(m.dir.path())));
+    p.scope = "global";
+    p.cgroups.clear();
+    EXPECT_TRUE(names_every_cgroup(p, {}));
+}
+
 TEST(TopCommand, JsonLinesWithIntervalReasons) {
     FakeDebugfs fake;
     FakeMount m;

@@ -28,6 +28,10 @@ struct TopOptions {
     std::string cgroup_mount; // empty: the cgroup2 mount of /proc/self/mounts
 };
 
+// Refreshes between walks of the cgroup tree when every listed cgroup already has a name:
+// how long a renamed cgroup may keep its old one.
+constexpr int rewalk_every = 10;
+
 struct Terminal {
     bool tty = false;
     std::size_t rows = 0;
@@ -74,6 +78,8 @@ void run_top(const Context& ctx, const TopOptions& opt) {
     clear_stop_signal();
     auto reasons_before = client.flush_reasons();
     double t_before = ctx.env.now();
+    std::map<std::uint64_t, std::string> paths; // cgroup names by id, from the last walk
+    int walked_at = -rewalk_every;
     for (int i = 0; (opt.count == 0 || i < opt.count) && stop_signal() == 0; ++i) {
         if (i > 0 && !sleep_until_or_stopped(ctx.env, t_before + opt.interval)) {
             break;
@@ -100,7 +106,11 @@ void run_top(const Context& ctx, const TopOptions& opt) {
                 c.requests = c.performed = 0;
             }
         }
-        const auto paths = cgroup_paths_by_id(mount);
+        // A new cgroup is named at once; a renamed one within rewalk_every refreshes.
+        if (i - walked_at >= rewalk_every || !names_every_cgroup(f.pending, paths)) {
+            paths = cgroup_paths_by_id(mount);
+            walked_at = i;
+        }
         const auto all = top_rows(f.pending, paths, sort, 0);
         f.cgroups = all.size();
         // On a screen: what fits under the header (6 lines) unless --limit says otherwise.

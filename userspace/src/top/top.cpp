@@ -66,6 +66,11 @@ std::map<std::uint64_t, std::string> cgroup_paths_by_id(const std::filesystem::p
     return paths;
 }
 
+bool names_every_cgroup(const Pending& pending, const std::map<std::uint64_t, std::string>& paths) {
+    return std::all_of(pending.cgroups.begin(), pending.cgroups.end(),
+                       [&](const PendingCgroup& c) { return paths.count(c.id) > 0; });
+}
+
 std::optional<TopSort> parse_top_sort(std::string_view name) {
     if (name == "pending") {
         return TopSort::pending;
