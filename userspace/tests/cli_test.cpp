@@ -1,4 +1,6 @@
 // The CLI end to end against a fake debugfs tree: parsing, output and exit codes.
+#include <csignal>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -394,6 +396,31 @@ TEST(Cli, WatchPrintsPerIntervalRates) {
         EXPECT_DOUBLE_EQ(j["derived"]["charge_stock_hit_pct"].get<double>(), 80.0);
     }
     EXPECT_EQ(n, 2);
+}
+
+TEST(Cli, WatchEndsOnSigtermAfterWholeLines) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    int sleeps = 0;
+    fake.write("stats", "flush.performed 0\n");
+    // The second sleep is interrupted: the first interval's line stands, no other.
+    cli.on_sleep = [&] {
+        if (++sleeps == 2) {
+            std::raise(SIGTERM);
+        }
+        fake.write("stats", fmt::format("flush.performed {}\n", 10 * sleeps));
+    };
+    const auto r = cli.run({"--debugfs", fake.root_string(), "stats", "--watch", "1", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(sleeps, 2);
+    std::istringstream lines(r.out);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) {
+        EXPECT_EQ(nlohmann::json::parse(line)["deltas"]["flush.performed"], 10);
+        ++n;
+    }
+    EXPECT_EQ(n, 1);
 }
 
 TEST(Cli, WatchTextHasFunccountShape) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -150,7 +152,17 @@ std::optional<std::string> unknown_word_message(const CLI::App& app,
 
 CliEnv default_cli_env() {
     CliEnv env;
-    env.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+    // nanosleep, resumed after a signal unless SIGINT or SIGTERM came under a SignalGuard:
+    // then the command's loop ends now, not an interval later (std::this_thread::sleep_for
+    // would sleep on).
+    env.sleep = [](double s) {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::duration<double>(std::max(s, 0.0)));
+        timespec left{static_cast<time_t>(ns.count() / 1'000'000'000),
+                      static_cast<long>(ns.count() % 1'000'000'000)};
+        while (::nanosleep(&left, &left) != 0 && errno == EINTR && stop_signal() == 0) {
+        }
+    };
     env.now = [] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
             .count();

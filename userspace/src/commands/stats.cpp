@@ -151,7 +151,7 @@ void run_openmetrics(const Context& ctx, const OpenMetricsOptions& opt) {
 struct StatsOptions {
     FormatFlags format;
     double watch = 0; // seconds between samples; 0 = print once
-    int count = 0;    // intervals to print with --watch; 0 = until interrupted
+    int count = 0;    // intervals to print with --watch; 0 = until SIGINT or SIGTERM
     OpenMetricsOptions openmetrics;
 };
 
@@ -195,10 +195,17 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         output->stats(report);
         return;
     }
+    // SIGINT/SIGTERM end the watch with exit 0 after the last whole interval: one cut short
+    // is not printed, and a line being written is finished (mmtests stops its monitors so).
+    const SignalGuard signals;
+    clear_stop_signal();
     auto before = read_module_sample(client);
     auto t_before = ctx.env.now();
-    for (int i = 1; opt.count == 0 || i <= opt.count; ++i) {
+    for (int i = 1; (opt.count == 0 || i <= opt.count) && stop_signal() == 0; ++i) {
         ctx.env.sleep(opt.watch);
+        if (stop_signal() != 0) {
+            break;
+        }
         auto after = read_module_sample(client);
         const auto t_after = ctx.env.now();
         // Measured, not nominal, interval: sleeping and reading take time too.
@@ -207,6 +214,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         before = std::move(after);
         t_before = t_after;
     }
+    clear_stop_signal();
 }
 
 } // namespace
