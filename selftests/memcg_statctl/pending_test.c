@@ -525,16 +525,20 @@ static const struct test tests[] = {
 	{ test_global, "pending_global" },
 };
 
+/* The tests stop flushes; the programs after this one expect the defaults. */
+static void flush_defaults(void)
+{
+	statctl_set("flush_mode", "kernel");
+	statctl_set("flush_period_ms", "2000");
+}
+
 int main(void)
 {
-	int r;
-
 	require_module();
 	require_flush_control();
 	if (cg_test_root())
 		ksft_exit_fail_msg("cannot create %s\n", TEST_CG_ROOT);
-	r = run_test_table(tests, ARRAY_SIZE(tests));
-	statctl_set("flush_mode", "kernel");
-	statctl_set("flush_period_ms", "2000");
-	return r;
+	/* run_test_table() exits: only an atexit handler runs after it */
+	atexit(flush_defaults);
+	return run_test_table(tests, ARRAY_SIZE(tests));
 }

@@ -60,6 +60,18 @@ own_timeout() {
 		grep "^$1:" "$DIR/tests.list" | head -n 1 | sed 's/^[^:]*://'
 }
 
+# The module's knobs (module/ABI.md), read before and after each program: a
+# program must leave them as it found them, or the programs after it
+# measure under a policy they did not ask for.
+KNOBS="flush_mode flush_period_ms flush_threshold update_flush_every stock_hooks objcg_flush_hooks"
+DBG=/sys/kernel/debug/memcg_statctl
+knob_values() {
+	[ -d "$DBG" ] || return 0
+	for k in $KNOBS; do
+		[ -r "$DBG/$k" ] && printf '%s=%s ' "$k" "$(cat "$DBG/$k" 2>/dev/null)"
+	done
+}
+
 set -- $TESTS
 echo "TAP version 13"
 echo "1..$#"
@@ -84,12 +96,21 @@ for entry in "$@"; do
 		continue
 	fi
 	rm -f "$RC_FILE"
+	before=$(knob_values)
 	# the output is streamed through sed; the status goes through a file
 	( cd "$DIR" && $TIMEOUT_CMD "./$t" 2>&1; echo $? > "$RC_FILE" ) |
 		sed -e 's/^/# /'
 	rc=$(cat "$RC_FILE" 2>/dev/null)
 	rm -f "$RC_FILE"
 	[ -n "$rc" ] || rc=255
+	after=$(knob_values)
+	if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
+		if [ -n "$before" ] && [ -n "$after" ] && [ "$before" != "$after" ]; then
+			echo "# knobs left changed: before: $before"
+			echo "#                     after:  $after"
+			rc=1
+		fi
+	fi
 	case "$rc" in
 	0) echo "ok $n $name" ;;
 	4) echo "ok $n $name # SKIP" ;;
