@@ -244,10 +244,12 @@ static int no_flush_window(uint64_t trigger)
 		ok = 0;
 	if (ok)
 		locks = rstat_locks_taken(reads_of_pending, &after, &taken);
-	if (locks && locks != -ENOENT)
-		ok = 0;
 	if (ok && !locks)
 		locks = rstat_locks_taken(read_cpu_stat, cg, &control);
+	if (locks && locks != -ENOENT) {
+		diag("rstat tracepoint: %s", strerror(-locks));
+		ok = 0;
+	}
 	if (stats_read(&s1))
 		ok = 0;
 	child_release(&c);
@@ -259,21 +261,18 @@ static int no_flush_window(uint64_t trigger)
 		diag("a flush fell into the window: again");
 		return -1;
 	}
-	if (locks == -ENOENT) {
-		diag("no cgroup_rstat_locked tracepoint (before 6.10): the "
-		     "rstat lock not watched");
-	} else if (locks) {
-		diag("rstat tracepoint: %s", strerror(-locks));
-		return 0;
-	} else if (taken || !control) {
+	if (!locks && (taken || !control)) {
 		diag("this process took the rstat lock %" PRIu64 " times in "
 		     "50 reads of pending, %" PRIu64 " in one of cpu.stat "
 		     "(want 0, and at least 1)", taken, control);
 		return 0;
-	} else {
+	}
+	if (locks == -ENOENT)
+		diag("no cgroup_rstat_locked tracepoint (before 6.10): the "
+		     "rstat lock not watched");
+	else
 		diag("rstat lock taken 0 times in 50 reads of pending, %"
 		     PRIu64 " in one read of cpu.stat", control);
-	}
 	a = pending_find(&before, id);
 	b = pending_find(&after, id);
 	if (!a || !b || !(a->handed + a->cpus)) {

@@ -188,7 +188,6 @@ static int trace_append(const char *t, const char *file, const char *val)
 
 #define RSTAT_EV	"events/cgroup/cgroup_rstat_"
 #define RSTAT_SYNTH	"mcs_rstat_hold"
-#define RSTAT_CPUS	"hist:keys=cpu:vals=hitcount if common_pid == %d"
 #define RSTAT_HIST	"hist:keys=lat:vals=hitcount:size=4096"
 
 /*
@@ -267,24 +266,42 @@ static int last_possible_cpu(void)
 	return atoi(dash ? dash + 1 : buf);
 }
 
+/*
+ * This process's cgroup_rstat_locked events while fn(arg) runs, counted
+ * per value of @field (a hist keyed on it): the values in @keyval, their
+ * counts in @count. Returns how many values, fn's error, or -errno.
+ */
+static int rstat_locked_by(const char *t, const char *field,
+			   int (*fn)(void *arg), void *arg, uint64_t *count,
+			   int64_t *keyval, int max)
+{
+	char path[256], key[32], cmd[128];
+	int r, n;
+
+	snprintf(cmd, sizeof(cmd), "hist:keys=%s:vals=hitcount if common_pid == %d",
+		 field, (int)getpid());
+	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	if (r)
+		return r;
+	r = fn(arg);
+	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
+	snprintf(key, sizeof(key), "%s:", field);
+	n = r ? r : hist_numbers(path, key, count, keyval, max);
+	memmove(cmd + 1, cmd, strlen(cmd) + 1);
+	cmd[0] = '!';
+	trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	return n;
+}
+
 /* Which cpu values open and close a flush on this kernel (see above). */
 static int rstat_detect(const char *t, int (*flush_once)(void *arg),
 			void *arg, struct rstat_marks *m)
 {
-	char path[256], cmd[128];
 	uint64_t count[256];
 	int64_t cpu[256];
-	int n, i, r;
+	int n, i;
 
-	snprintf(cmd, sizeof(cmd), RSTAT_CPUS, (int)getpid());
-	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
-	if (r)
-		return r;
-	r = flush_once(arg);
-	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
-	n = r ? r : hist_numbers(path, "cpu:", count, cpu, 256);
-	snprintf(cmd, sizeof(cmd), "!" RSTAT_CPUS, (int)getpid());
-	trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	n = rstat_locked_by(t, "cpu", flush_once, arg, count, cpu, 256);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)
@@ -302,29 +319,20 @@ static int rstat_detect(const char *t, int (*flush_once)(void *arg),
 	return 0;
 }
 
-#define RSTAT_PID	"hist:keys=common_pid:vals=hitcount if common_pid == %d"
-
 int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n)
 {
 	const char *t = tracefs();
-	char path[256], cmd[128];
+	char path[256];
 	uint64_t count[8];
 	int64_t pid[8];
-	int r, k, i;
+	int k, i;
 
 	if (!t)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
 	if (!path_exists(path))
 		return -ENOENT;
-	snprintf(cmd, sizeof(cmd), RSTAT_PID, (int)getpid());
-	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
-	if (r)
-		return r;
-	r = fn(arg);
-	k = r ? r : hist_numbers(path, "common_pid:", count, pid, 8);
-	snprintf(cmd, sizeof(cmd), "!" RSTAT_PID, (int)getpid());
-	trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	k = rstat_locked_by(t, "common_pid", fn, arg, count, pid, 8);
 	if (k < 0)
 		return k;
 	for (*n = 0, i = 0; i < k; i++)
