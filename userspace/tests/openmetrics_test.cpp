@@ -243,15 +243,15 @@ TEST(OpenMetricsCli, TextfileModeFollowsUnloadAndStopsCleanly) {
     int sleeps = 0;
     std::vector<std::string> seen;
     cli.on_sleep = [&] {
-        // The fake clock: 0.1 s per sleep, so one write every 10 sleeps at --interval 1.
+        // One sleep per interval, after each write.
         ++sleeps;
-        if (sleeps == 5) {
+        if (sleeps == 1) {
             seen.push_back(read_prom());
             std::filesystem::rename(fake.root(), fake.root().string() + ".away");
-        } else if (sleeps == 15) {
+        } else if (sleeps == 2) {
             seen.push_back(read_prom());
             std::filesystem::rename(fake.root().string() + ".away", fake.root());
-        } else if (sleeps == 25) {
+        } else if (sleeps == 3) {
             seen.push_back(read_prom());
             (void)std::raise(SIGTERM);
         }
@@ -259,7 +259,7 @@ TEST(OpenMetricsCli, TextfileModeFollowsUnloadAndStopsCleanly) {
     const auto r = cli.run({"--debugfs", fake.root_string(), "stats", "--textfile-dir",
                             dir.path().string(), "--interval", "1"});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(sleeps, 25);
+    EXPECT_EQ(sleeps, 3);
     ASSERT_EQ(seen.size(), 3U);
     EXPECT_NE(seen[0].find("memcg_statctl_flush_requests_total{"), std::string::npos);
     EXPECT_NE(seen[1].find("memcg_statctl_up{kernel="), std::string::npos);

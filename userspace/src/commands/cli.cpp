@@ -172,15 +172,8 @@ CliEnv default_cli_env() {
 }
 
 bool sleep_until_or_stopped(CliEnv& env, double until) {
-    constexpr double stop_poll = 0.1; // the longest sleep between checks for a stop signal
-    while (stop_signal() == 0) {
-        const double left = until - env.now();
-        if (left <= 0) {
-            return true;
-        }
-        env.sleep(std::min(left, stop_poll));
-    }
-    return false;
+    env.sleep(until - env.now()); // returns early on SIGINT/SIGTERM under a SignalGuard
+    return stop_signal() == 0;
 }
 
 int run_cli(const std::vector<std::string>& args, CliEnv& env) {

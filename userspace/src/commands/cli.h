@@ -44,8 +44,8 @@ CliEnv default_cli_env();
 // top) stays a negligible part of the machine's work.
 constexpr double min_refresh_interval = 0.1;
 
-// Sleeps until env.now() reaches `until`, in steps short enough (0.1 s) that SIGINT or
-// SIGTERM ends the wait promptly. Returns false when a stop signal came.
+// Sleeps until env.now() reaches `until`, or less when SIGINT or SIGTERM comes under a
+// SignalGuard (env.sleep returns then). Returns false when a stop signal came.
 bool sleep_until_or_stopped(CliEnv& env, double until);
 
 // args[0] is the program name. Returns the process exit code (see exit_code.h).

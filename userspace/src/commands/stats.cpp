@@ -202,8 +202,7 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
     auto before = read_module_sample(client);
     auto t_before = ctx.env.now();
     for (int i = 1; (opt.count == 0 || i <= opt.count) && stop_signal() == 0; ++i) {
-        ctx.env.sleep(opt.watch);
-        if (stop_signal() != 0) {
+        if (!sleep_until_or_stopped(ctx.env, t_before + opt.watch)) {
             break;
         }
         auto after = read_module_sample(client);
