@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "debugfs/lines.h"
 #include "exit_code.h"
 #include "text_util.h"
 
@@ -140,29 +141,11 @@ std::optional<double> derived_value(const std::vector<DerivedValue>& values,
 
 namespace {
 
-[[noreturn]] void malformed(std::string_view file, std::size_t line_no, std::string_view line,
-                            std::string_view expected) {
-    throw ToolError(fmt::format("malformed {} line {}: expected {}, got \"{}\"", file, line_no,
-                                expected, line));
-}
-
 // Counter, hook and key names: what the module uses, e.g. `flush.ns_total`.
 bool is_name(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
     });
-}
-
-// fn(line number from 1, line) for each line of `text` that is not blank.
-template <typename Fn>
-void each_line(std::string_view text, Fn&& fn) {
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
-        if (!trim(raw).empty()) {
-            fn(line_no, raw);
-        }
-    }
 }
 
 constexpr std::string_view hooks_header = "NAME TARGET CALLER MECHANISM STATE HITS";
@@ -184,10 +167,10 @@ VersionInfo parse_version(std::string_view text) {
         const auto value =
             space == std::string_view::npos ? std::string_view{} : trim(line.substr(space));
         if (!is_name(key) || value.empty()) {
-            malformed("version", line_no, raw, "`key value`");
+            throw_malformed("version", line_no, raw, "`key value`");
         }
         if (!info.get(key).empty()) {
-            malformed("version", line_no, raw, fmt::format("`{}` only once", key));
+            throw_malformed("version", line_no, raw, fmt::format("`{}` only once", key));
         }
         info.entries.emplace_back(key, value);
     });
@@ -214,11 +197,11 @@ std::vector<HookEntry> parse_hooks(std::string_view text) {
         }
         constexpr auto expected = "`NAME TARGET CALLER MECHANISM STATE HITS`";
         if (fields.size() != 6) {
-            malformed("hooks", line_no, raw, expected);
+            throw_malformed("hooks", line_no, raw, expected);
         }
         const auto hits = parse_u64(fields[5]);
         if (!hits || !is_name(fields[0])) {
-            malformed("hooks", line_no, raw, expected);
+            throw_malformed("hooks", line_no, raw, expected);
         }
         hooks.push_back(HookEntry{std::string(fields[0]), std::string(fields[1]),
                                   std::string(fields[2]), std::string(fields[3]),
@@ -233,14 +216,14 @@ Counters parse_stats(std::string_view text) {
         const auto fields = split_whitespace(raw);
         constexpr auto expected = "`name value` with a decimal u64 value";
         if (fields.size() != 2 || !is_name(fields[0])) {
-            malformed("stats", line_no, raw, expected);
+            throw_malformed("stats", line_no, raw, expected);
         }
         const auto value = parse_u64(fields[1]);
         if (!value) {
-            malformed("stats", line_no, raw, expected);
+            throw_malformed("stats", line_no, raw, expected);
         }
         if (!counters.add(std::string(fields[0]), *value)) {
-            malformed("stats", line_no, raw, "each counter only once");
+            throw_malformed("stats", line_no, raw, "each counter only once");
         }
     });
     return counters;

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "debugfs/lines.h"
 #include "exit_code.h"
 #include "text_util.h"
 
@@ -18,8 +19,7 @@ std::uint64_t LatencyHistogram::total() const {
 namespace {
 
 [[noreturn]] void malformed(std::size_t line_no, std::string_view line, std::string_view expected) {
-    throw ToolError(fmt::format("malformed {} line {}: expected {}, got \"{}\"", flush_latency_file,
-                                line_no, expected, line));
+    throw_malformed(flush_latency_file, line_no, line, expected);
 }
 
 bool same_buckets(const LatencyHistogram& a, const LatencyHistogram& b) {
@@ -39,12 +39,7 @@ bool same_buckets(const LatencyHistogram& a, const LatencyHistogram& b) {
 LatencyHistogram parse_flush_latency(std::string_view text) {
     constexpr auto expected = "`lo hi count`: decimal u64s, hi > lo or `inf`";
     LatencyHistogram h;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
-        if (trim(raw).empty()) {
-            continue;
-        }
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto fields = split_whitespace(raw);
         if (fields.size() != 3) {
             malformed(line_no, raw, expected);
@@ -67,7 +62,7 @@ LatencyHistogram parse_flush_latency(std::string_view text) {
             }
         }
         h.buckets.push_back({*lo, hi, *count});
-    }
+    });
     if (h.buckets.empty()) {
         throw ToolError(fmt::format("malformed {}: no buckets", flush_latency_file));
     }

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "debugfs/lines.h"
 #include "exit_code.h"
 #include "text_util.h"
 
@@ -10,8 +11,7 @@ namespace memcg_statctl {
 namespace {
 
 [[noreturn]] void malformed(std::size_t line_no, std::string_view line, std::string_view want) {
-    throw ToolError(fmt::format("malformed {} line {}: expected {}, got \"{}\"", pending_file,
-                                line_no, want, line));
+    throw_malformed(pending_file, line_no, line, want);
 }
 
 // The decimal fields f[1..n] of a line of n + 1 words, or nullopt.
@@ -35,12 +35,7 @@ std::optional<std::vector<std::uint64_t>> numbers(const std::vector<std::string_
 
 Pending parse_pending(std::string_view text) {
     Pending p;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
-        if (trim(raw).empty()) {
-            continue;
-        }
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto f = split_whitespace(raw);
         const auto kind = f.front();
         if (kind == "scope") {
@@ -69,7 +64,7 @@ Pending parse_pending(std::string_view text) {
             }
             p.offline = PendingOffline{(*v)[0], (*v)[1], (*v)[2]};
         }
-    }
+    });
     if (p.scope.empty() || p.batch == 0 || p.trigger == 0) {
         throw ToolError(
             fmt::format("malformed {}: no `scope`, `batch` or `trigger` line", pending_file));

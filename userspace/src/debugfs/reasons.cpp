@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "debugfs/lines.h"
 #include "exit_code.h"
 #include "text_util.h"
 
@@ -12,10 +13,9 @@ namespace memcg_statctl {
 namespace {
 
 [[noreturn]] void malformed(std::size_t line_no, std::string_view line) {
-    throw ToolError(fmt::format("malformed {} line {}: expected `class NAME requests performed "
-                                "skipped` or `caller FUNCTION CLASS requests performed skipped` "
-                                "(decimal, requests = performed + skipped), got \"{}\"",
-                                flush_reasons_file, line_no, line));
+    throw_malformed(flush_reasons_file, line_no, line,
+                    "`class NAME requests performed skipped` or `caller FUNCTION CLASS requests "
+                    "performed skipped` (decimal, requests = performed + skipped)");
 }
 
 std::uint64_t minus(std::uint64_t after, std::uint64_t before) {
@@ -71,16 +71,11 @@ const std::vector<std::string_view>& flush_reason_classes() {
 
 FlushReasons parse_flush_reasons(std::string_view text) {
     FlushReasons r;
-    std::size_t line_no = 0;
-    for (const auto raw : split_lines(text)) {
-        ++line_no;
-        if (trim(raw).empty()) {
-            continue;
-        }
+    each_line(text, [&](std::size_t line_no, std::string_view raw) {
         const auto f = split_whitespace(raw);
         const bool is_class = f[0] == "class";
         if (!is_class && f[0] != "caller") {
-            continue; // a line kind of a newer module
+            return; // a line kind of a newer module
         }
         const std::size_t n = is_class ? 5 : 6;
         if (f.size() != n) {
@@ -94,7 +89,7 @@ FlushReasons parse_flush_reasons(std::string_view text) {
         }
         FlushReason x{std::string(f[1]), is_class ? std::string() : std::string(f[2]), *req, *perf};
         (is_class ? r.classes : r.callers).push_back(std::move(x));
-    }
+    });
     if (r.classes.empty()) {
         throw ToolError(fmt::format("malformed {}: no class lines", flush_reasons_file));
     }
