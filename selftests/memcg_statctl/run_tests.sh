@@ -60,15 +60,15 @@ own_timeout() {
 		grep "^$1:" "$DIR/tests.list" | head -n 1 | sed 's/^[^:]*://'
 }
 
-# The module's knobs (module/ABI.md), read before and after each program: a
-# program must leave them as it found them, or the programs after it
-# measure under a policy they did not ask for.
-KNOBS="flush_mode flush_period_ms flush_threshold update_flush_every stock_hooks objcg_flush_hooks"
+# The module's knobs, read before and after each program: a program must
+# leave them as it found them, or the programs after it measure under a
+# policy they did not ask for. Knobs are its files of mode 0600 (module/ABI.md).
 DBG=/sys/kernel/debug/memcg_statctl
 knob_values() {
 	[ -d "$DBG" ] || return 0
-	for k in $KNOBS; do
-		[ -r "$DBG/$k" ] && printf '%s=%s ' "$k" "$(cat "$DBG/$k" 2>/dev/null)"
+	for f in "$DBG"/*; do
+		[ "$(stat -c %a "$f" 2>/dev/null)" = 600 ] &&
+			printf '%s=%s ' "${f##*/}" "$(cat "$f" 2>/dev/null)"
 	done
 }
 

@@ -275,20 +275,20 @@ static int rstat_locked_by(const char *t, const char *field,
 			   int (*fn)(void *arg), void *arg, uint64_t *count,
 			   int64_t *keyval, int max)
 {
-	char path[256], key[32], cmd[128];
+	/* cmd + 1 installs the trigger, cmd ("!...") removes it */
+	char path[256], key[32], cmd[128] = "!";
 	int r, n;
 
-	snprintf(cmd, sizeof(cmd), "hist:keys=%s:vals=hitcount if common_pid == %d",
-		 field, (int)getpid());
-	r = trace_append(t, RSTAT_EV "locked/trigger", cmd);
+	snprintf(cmd + 1, sizeof(cmd) - 1,
+		 "hist:keys=%s:vals=hitcount if common_pid == %d", field,
+		 (int)getpid());
+	r = trace_append(t, RSTAT_EV "locked/trigger", cmd + 1);
 	if (r)
 		return r;
 	r = fn(arg);
 	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
 	snprintf(key, sizeof(key), "%s:", field);
 	n = r ? r : hist_numbers(path, key, count, keyval, max);
-	memmove(cmd + 1, cmd, strlen(cmd) + 1);
-	cmd[0] = '!';
 	trace_append(t, RSTAT_EV "locked/trigger", cmd);
 	return n;
 }
