@@ -15,7 +15,8 @@
  *   policy. Back in `kernel` mode it is left just above the kernel's
  *   limit: the next reader flushes and resets the kernel's state.
  * - Pending updates (threshold mode) are the module's own count, in the
- *   kernel's unit: the stat_updates.amount counter since the last flush.
+ *   kernel's unit: the stat_updates.amount counter since the start of the
+ *   last performed flush.
  *   The update hooks that feed it are attached only while `threshold`
  *   mode or update_flush_every needs them.
  * - flush_period_ms 2000 (the kernel's FLUSH_TIME) leaves the kernel's
@@ -176,7 +177,7 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target,
 {
 	int mode = READ_ONCE(mcs_mode);
 	bool flush = true;
-	u64 ns;
+	u64 ns, pending = 0;
 
 	mcs_count(MCS_FLUSH_REQUESTS);
 	if (origin == MCS_ORIGIN_KERNEL_PERIODIC ||
@@ -186,8 +187,17 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target,
 		flush = mcs_policy_flushes(mode, target);
 	/* async and forced requests always flush */
 
+	/*
+	 * The updates counted before the flush starts are the ones it folds.
+	 * Those that come while it runs (on a cpu it has already passed, or
+	 * after) are pending for the next request: a base taken at the end
+	 * would drop them, and a 7.x flush on many cpus takes long enough
+	 * for that to leave memory.stat thousands of pages stale.
+	 */
+	if (flush)
+		pending = mcs_pending_sum();
 	if (flush && mcs_backend_flush(target, mode != MCS_MODE_KERNEL, &ns)) {
-		WRITE_ONCE(mcs_pending_base, mcs_pending_sum());
+		WRITE_ONCE(mcs_pending_base, pending);
 		mcs_count(MCS_FLUSH_PERFORMED);
 		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
 		mcs_count_flush_ns(ns);
