@@ -12,6 +12,8 @@
  *  always_...           16 pages visible at once; 10 reads = 10 flushes
  *  threshold_mode       0 = always, 2^40 = never, 8192: first flush within
  *                       MEMCG_CHARGE_BATCH * nr_cpus updates of 8192
+ *  threshold_zero_...   threshold 0 while another cpu faults 256 MiB: every
+ *                       read shows every page faulted before it began
  *  flush_period_ms      500 ms: stats catch up within 1.5 s, 0.6-1.2 times
  *                       (+1) the periodic flushes that 5 s allow; 0: none
  *  unload_restores_...  unload in never/0: the kernel's reader gate and
@@ -24,6 +26,7 @@
 #define _GNU_SOURCE
 
 #include <inttypes.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -521,6 +524,118 @@ static int test_threshold(void)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+/*
+ * A faulter that keeps going while the parent reads: it touches PAGES
+ * pages of one mapping and publishes how many it has touched.
+ */
+struct running_faulter {
+	uint64_t touched;	/* __atomic, written by the child */
+	size_t pages;
+};
+
+static int running_fault(void *arg, struct child *c)
+{
+	struct running_faulter *f = arg;
+	size_t len = f->pages * PAGE_SZ, i;
+	char *p;
+
+	if (online_cpus() > 1 && pin_to_cpu(1))
+		return 2;
+	thp_disable();
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 2;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	if (child_notify(c) || child_wait(c))
+		return 2;
+	for (i = 0; i < f->pages; i++) {
+		p[i * PAGE_SZ] = 1;
+		__atomic_store_n(&f->touched, i + 1, __ATOMIC_RELEASE);
+	}
+	child_notify(c);
+	child_wait(c);
+	return 0;
+}
+
+#define RUNNING_PAGES	(256 * MiB / PAGE_SZ)
+
+/*
+ * threshold 0 flushes whenever any update is pending, so every read of
+ * memory.stat must show every page faulted before the read began, even
+ * while a task on another cpu faults on. Updates that land while a flush
+ * runs, on a cpu it has already passed, are pending afterwards: a module
+ * that dropped them from its count skipped the next reads and left them
+ * stale by the pages faulted during the flush.
+ */
+static int test_threshold_zero_fresh(void)
+{
+	static const char *const k3[] = {
+		"flush_mode", "flush_period_ms", "flush_threshold",
+	};
+	uint64_t before, anon, p0 = 0, p1 = 0, sk0 = 0, sk1 = 0, worst = 0;
+	int reads = 0, stale = 0, bad = 0, r;
+	struct running_faulter *f;
+	cpu_set_t all;
+	struct child c;
+	char cg[256];
+	uint64_t t0;
+
+	if (!need_knobs(k3, 3))
+		return KSFT_SKIP;
+	f = shared_alloc(sizeof(*f));
+	if (!f || sched_getaffinity(0, sizeof(all), &all))
+		return KSFT_FAIL;
+	f->pages = RUNNING_PAGES;
+	if (knob_set("flush_threshold", "0") || set2("threshold", "0") ||
+	    cg_create_leaf("threshold0_running", cg, sizeof(cg)))
+		return KSFT_FAIL;
+	r = child_start(&c, cg, running_fault, f) ?:
+	    child_wait_ready(&c, 10000) ?:
+	    (online_cpus() > 1 ? pin_to_cpu(0) : 0) ?:
+	    stat_get("flush.performed", &p0) ?:
+	    stat_get("flush.skipped", &sk0) ?:
+	    child_release(&c);
+	t0 = now_ns();
+	while (!r && now_ns() - t0 < 20000000000ULL) {
+		before = __atomic_load_n(&f->touched, __ATOMIC_ACQUIRE);
+		if (before == f->pages)
+			break;
+		anon = anon_of(cg) / PAGE_SZ;
+		reads++;
+		if (anon < before) {
+			stale++;
+			if (before - anon > worst)
+				worst = before - anon;
+		}
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	if (!r)
+		r = stat_get("flush.performed", &p1) ?:
+		    stat_get("flush.skipped", &sk1);
+	if (r) {
+		diag("running faulter: %d", r);
+		bad++;
+	} else {
+		diag("threshold 0, %zu pages faulting: %d reads, %d stale "
+		     "(worst by %" PRIu64 " pages); flush.performed +%"
+		     PRIu64 ", flush.skipped +%" PRIu64, f->pages, reads,
+		     stale, worst, p1 - p0, sk1 - sk0);
+		if (stale) {
+			diag("reads missed pages faulted before they began");
+			bad++;
+		}
+		if (reads < 10) {
+			diag("fewer than 10 reads while the faulter ran");
+			bad++;
+		}
+	}
+	stop_holder(cg, &c);
+	knobs_default();
+	knobs_restore();
+	return bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 /* flush.periodic's rise over about MS ms; *elapsed_ns: the true interval */
 static uint64_t periodic_over(unsigned int ms, uint64_t *elapsed_ns)
 {
@@ -788,6 +903,7 @@ static const struct test tests[] = {
 	{ test_never_then_always, "never_hides_always_shows" },
 	{ test_always, "always_flushes_every_read" },
 	{ test_threshold, "threshold_mode" },
+	{ test_threshold_zero_fresh, "threshold_zero_fresh_under_faults" },
 	{ test_period, "flush_period_ms" },
 	{ test_unload_restores, "unload_restores_kernel_flush" },
 	{ test_update_flush_every, "update_flush_every" },
