@@ -19,6 +19,7 @@
 #include "flush.h"
 #include "ksym.h"
 #include "staleness.h"
+#include "stat_unit.h"
 #include "stock.h"
 #include "version.h"
 
@@ -40,6 +41,7 @@ static int __init mcs_init(void)
 		return -ENODEV;
 	}
 
+	mcs_stat_unit_init();	/* before any update row can attach */
 	ret = mcs_ksym_init();
 	if (ret)
 		goto fail;

@@ -16,6 +16,7 @@
 #include "caller.h"
 #include "compat.h"
 #include "site.h"
+#include "stat_unit.h"
 #include "unregister.h"
 
 static_assert(offsetof(struct mcs_site_row, caller_start) == MCS_ROW_START);
@@ -43,24 +44,25 @@ static bool notrace mcs_row_any_caller(const struct mcs_site_row *r)
 	return !r->caller_start && r->caller_end == ULONG_MAX;
 }
 
-/* Add one matching call to @r: hits, and an update row's amount. */
-static void notrace mcs_row_count(struct mcs_site_row *r, long val)
+/*
+ * Add one matching call to @r: hits, and an update row's amount (@arg1 and
+ * @arg2 are the call's arguments 1 and 2).
+ */
+static void notrace mcs_row_count(struct mcs_site_row *r, long arg1,
+				  long arg2)
 {
 	this_cpu_inc(r->pcpu->hits);
 	if (r->kind == MCS_KIND_COUNT)
 		return;
-	if (r->kind == MCS_KIND_UPDATE_INT)
-		val = (int)val;
-	if (r->kind != MCS_KIND_UPDATE_ULONG)
-		val = abs(val);
-	this_cpu_add(r->pcpu->amount, (u64)val);
+	this_cpu_add(r->pcpu->amount,
+		     mcs_stat_amount_kind(arg1, arg2, r->kind));
 	if (READ_ONCE(mcs_update_every))
 		mcs_flush_update_tick();
 }
 
 /* Rows that take every caller have counted the call already. */
 void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
-			      long arg2)
+			      long arg1, long arg2)
 {
 	struct mcs_site_row *r;
 	unsigned long parent;
@@ -79,7 +81,7 @@ void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
 		if (parent < r->caller_start || parent >= r->caller_end)
 			continue;
 		this_cpu_inc(r->pcpu->recovered);
-		mcs_row_count(r, arg2);
+		mcs_row_count(r, arg1, arg2);
 	}
 }
 
@@ -100,8 +102,11 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 	for (r = READ_ONCE(mcs_site_heads[s->index]); r; r = READ_ONCE(r->next)) {
 		if (parent_ip < r->caller_start || parent_ip >= r->caller_end)
 			continue;
-		mcs_row_count(r, r->kind == MCS_KIND_COUNT ? 0 :
-				 mcs_fregs_arg(fregs, 2));
+		if (r->kind == MCS_KIND_COUNT)
+			mcs_row_count(r, 0, 0);
+		else
+			mcs_row_count(r, mcs_fregs_arg(fregs, 1),
+				      mcs_fregs_arg(fregs, 2));
 	}
 }
 

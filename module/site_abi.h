@@ -17,7 +17,10 @@
  * - add one to the row's per-cpu hits;
  * - update rows add |argument 2| (as is, for an unsigned count) to the
  *   per-cpu amount, and call mcs_flush_update_tick() while
- *   update_flush_every is set.
+ *   update_flush_every is set. The int and long kinds are memcg stat
+ *   updates of item argument 1: for the items of the bitmap
+ *   mcs_stat_subpage (MCS_STAT_BITS items) they add what
+ *   mcs_stat_amount_kind() returns instead, the kernel's count in pages.
  * The `stats` counters are sums of these (counters.c).
  */
 #define MCS_ROW_START		0	/* caller range, 0 .. ~0UL: any caller */
@@ -47,6 +50,9 @@
 #define MCS_VARIANT_HEADWALK	1
 #define MCS_VARIANT_SINGLE	2	/* + the row's kind */
 #define MCS_NR_VARIANTS		(MCS_VARIANT_SINGLE + MCS_NR_KINDS)
+
+/* Stat items the trampolines look up in mcs_stat_subpage (stat_unit.h). */
+#define MCS_STAT_BITS		128
 
 /* Functions hooked for counting at once, over every table. */
 #define MCS_SITES_MAX		16

@@ -65,6 +65,19 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 .endif
 .endm
 
+/*
+ * Jump to \label when argument 1 (%esi), a stat item, is one the kernel
+ * keeps in bytes or KiB and counts in pages (stat_unit.h): one bit test
+ * for every other item.
+ */
+.macro MCS_IF_SUBPAGE label
+	cmpl	$MCS_STAT_BITS, %esi
+	jae	.Lpages_\@
+	btl	%esi, mcs_stat_subpage(%rip)
+	jc	\label
+.Lpages_\@:
+.endm
+
 /* Save and restore what the hooked function still needs around a C call. */
 .macro MCS_SAVE_ARGS
 	pushq	%rdi
@@ -96,12 +109,25 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 .endm
 
 /*
+ * After MCS_SAVE_ARGS: %rax = mcs_stat_amount_kind(argument 1, argument 2,
+ * \kind), the size of a sub-page item's update as the kernel counts it.
+ */
+.macro MCS_SUBPAGE_CALL kind
+	movl	%esi, %edi
+	movq	%rdx, %rsi
+	movq	\kind, %rdx
+	call	mcs_stat_amount_kind
+.endm
+
+/*
  * The caller (%r10) may be a return trampoline: call
- * mcs_site_recover(\n, slot, argument 2). The slot is 8(%rsp) at entry,
- * 72(%rsp) once eight registers are saved. Argument 2 is already in %rdx.
+ * mcs_site_recover(\n, slot, argument 1, argument 2). The slot is 8(%rsp)
+ * at entry, 72(%rsp) once eight registers are saved.
  */
 .macro MCS_RECOVER n
 	MCS_SAVE_ARGS
+	movq	%rdx, %rcx
+	movq	%rsi, %rdx
 	movl	$\n, %edi
 	leaq	72(%rsp), %rsi
 	call	mcs_site_recover
@@ -133,13 +159,14 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 	RET
 
 3:	pushq	%rax
+	cmpq	$MCS_KIND_UPDATE_ULONG, MCS_ROW_KIND(%r11)
+	je	5f
+	MCS_IF_SUBPAGE 10f
 	cmpq	$MCS_KIND_UPDATE_INT, MCS_ROW_KIND(%r11)
 	jne	4f
 	MCS_AMOUNT MCS_KIND_UPDATE_INT, %rax
 	jmp	6f
-4:	cmpq	$MCS_KIND_UPDATE_LONG, MCS_ROW_KIND(%r11)
-	jne	5f
-	MCS_AMOUNT MCS_KIND_UPDATE_LONG, %rax
+4:	MCS_AMOUNT MCS_KIND_UPDATE_LONG, %rax
 	jmp	6f
 5:	MCS_AMOUNT MCS_KIND_UPDATE_ULONG, %rax
 6:	addq	%rax, %gs:MCS_PCPU_AMOUNT(%r10)
@@ -148,6 +175,14 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 	je	7b
 	MCS_UPDATE_TICK
 	jmp	7b
+
+	/* into the slot of the saved %rax, which 6: adds; %r10 is lost */
+10:	MCS_SAVE_ARGS
+	MCS_SUBPAGE_CALL MCS_ROW_KIND(%r11)
+	movq	%rax, 8(%rsp)
+	MCS_RESTORE_ARGS
+	movq	MCS_ROW_PCPU(%r11), %r10
+	jmp	6b
 .endm
 
 .macro MCS_SITE_WALK n
@@ -183,13 +218,25 @@ SYM_FUNC_END(mcs_site_count_\n)
 MCS_TRAMP_ENTRY mcs_site_\name\()_\n
 	movq	mcs_site_single + 8 * \n(%rip), %r10
 	incq	%gs:MCS_PCPU_HITS(%r10)
+.if \kind != MCS_KIND_UPDATE_ULONG
+	MCS_IF_SUBPAGE 2f
+.endif
 	MCS_AMOUNT \kind, %r11
-	addq	%r11, %gs:MCS_PCPU_AMOUNT(%r10)
+1:	addq	%r11, %gs:MCS_PCPU_AMOUNT(%r10)
 	cmpl	$0, mcs_update_every(%rip)
-	jne	1f
+	jne	3f
 	RET
-1:	MCS_UPDATE_TICK
+3:	MCS_UPDATE_TICK
 	RET
+.if \kind != MCS_KIND_UPDATE_ULONG
+	/* into the slot of the saved %r11, which 1: adds; %r10 is lost */
+2:	MCS_SAVE_ARGS
+	MCS_SUBPAGE_CALL $\kind
+	movq	%rax, (%rsp)
+	MCS_RESTORE_ARGS
+	movq	mcs_site_single + 8 * \n(%rip), %r10
+	jmp	1b
+.endif
 SYM_FUNC_END(mcs_site_\name\()_\n)
 .endm
 

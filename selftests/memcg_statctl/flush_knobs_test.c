@@ -448,16 +448,16 @@ static int test_threshold(void)
 	 * after each step. With the period at 0 only readers flush, so a
 	 * move of flush.performed marks the first read that found more than
 	 * T pending updates. Pending updates are in the kernel's unit (the
-	 * |val| of each update: pages, events, bytes for slab items), which
-	 * the module counts in stat_updates.amount while its update hooks are
-	 * attached. That flush must not come before T - slack updates,
-	 * nor after T + slack (slack = MEMCG_CHARGE_BATCH * nr_cpus), and
-	 * must show every page faulted so far. Updates from the rest of the
-	 * system land at any time, and one slab update can be thousands of
-	 * bytes, so every bound is taken on the safe side: "too early" on
-	 * the largest count the read can have seen (after the read, from
-	 * before arming), "too late" on the smallest (before the read, from
-	 * after arming).
+	 * |val| of each update: pages, events; on 6.1 bytes for slab items),
+	 * which the module counts in stat_updates.amount while its update
+	 * hooks are attached. That flush must not come before T - slack
+	 * updates, nor after T + slack (slack = MEMCG_CHARGE_BATCH *
+	 * nr_cpus), and must show every page faulted so far. Updates from the
+	 * rest of the system land at any time, and one slab update can be
+	 * thousands of bytes on 6.1, so every bound is taken on the safe
+	 * side: "too early" on the largest count the read can have seen
+	 * (after the read, from before arming), "too late" on the smallest
+	 * (before the read, from after arming).
 	 */
 	snprintf(tv, sizeof(tv), "%" PRIu64, T);
 	if (cg_create_leaf("threshold_mid", cg, sizeof(cg)))

@@ -32,7 +32,12 @@
  * over the workload and over the workload plus the reads around it, plus
  * the calls the kprobe said it missed (kprobe_profile), which on an idle
  * guest with no miss is exact equality.
- * Every row of the update side is included (flush_mode=threshold).
+ * Every row of the update side is included (flush_mode=threshold). Its
+ * counter stat_updates.amount has an oracle of its own: a second hist on
+ * each update function's kprobe, keyed on the stat item and the delta
+ * (arguments 1 and 2), from which the test computes the size of every
+ * update as the kernel counts it (6.12 and 7.x count the items kept in
+ * bytes or KiB in pages; the items' numbers come from vmlinux's BTF).
  */
 #define _GNU_SOURCE
 
@@ -70,6 +75,35 @@ static int nrows;
 static char targets[ROWS_MAX][NAME_LEN * 2];
 static int ntargets;
 
+/* How an update function's argument 2 reads, by probe: */
+enum update_arg {
+	NOT_UPDATE,		/* not an update function */
+	STAT_INT,		/* a stat delta, int */
+	STAT_LONG,		/* a stat delta, long (7.x lruvec) */
+	EVENT_COUNT,		/* an event count, unsigned long */
+};
+
+static enum update_arg update_args[ROWS_MAX];
+
+static const char *const update_fetch[] = {
+	[STAT_INT] = "s32", [STAT_LONG] = "s64", [EVENT_COUNT] = "u64",
+};
+
+/* The second hist of an update function's kprobe. */
+#define AMOUNT_HIST	"hist:keys=idx,val:size=8192"
+
+static char generation[16];
+
+static enum update_arg update_arg_of(const char *target)
+{
+	if (strstr(target, "count_memcg_events"))
+		return EVENT_COUNT;
+	if (!strcmp(generation, "7.x") &&
+	    !strcmp(target, "__mod_memcg_lruvec_state"))
+		return STAT_LONG;
+	return STAT_INT;
+}
+
 static bool counting(const struct hook *h)
 {
 	return strcmp(h->mech, "redirect") && !strcmp(h->state, "attached");
@@ -84,6 +118,7 @@ static int rows_select(void)
 	if (hooks_read(&hs))
 		return -1;
 	nrows = ntargets = 0;
+	memset(update_args, 0, sizeof(update_args));
 	for (i = 0; i < hs.n && nrows < ROWS_MAX; i++) {
 		struct row *r = &rows[nrows];
 
@@ -99,6 +134,8 @@ static int rows_select(void)
 			snprintf(targets[ntargets++], sizeof(targets[0]), "%s",
 				 r->target);
 		r->probe = j;
+		if (!strncmp(r->name, "update.", 7))
+			update_args[j] = update_arg_of(r->target);
 		nrows++;
 	}
 	if (!nrows)
@@ -141,8 +178,11 @@ static void probes_remove(void)
 	int i;
 
 	for (i = 0; i < ntargets; i++) {
-		if (!ev_path(path, sizeof(path), i, "trigger"))
+		if (!ev_path(path, sizeof(path), i, "trigger")) {
 			write_str(path, "!hist:keys=caller.sym");
+			if (update_args[i])
+				write_str(path, "!" AMOUNT_HIST);
+		}
 		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/t%d", i);
 		kprobe_events(cmd);
 	}
@@ -154,11 +194,20 @@ static int probes_add(void)
 	int i, r;
 
 	for (i = 0; i < ntargets; i++) {
-		snprintf(cmd, sizeof(cmd), "p:" EV_GROUP "/t%d %.127s caller=$stack0:x64",
-			 i, targets[i]);
+		int n = snprintf(cmd, sizeof(cmd),
+				 "p:" EV_GROUP "/t%d %.127s caller=$stack0:x64",
+				 i, targets[i]);
+
+		/* x86-64: arguments 1 and 2 in %si and %dx at entry */
+		if (update_args[i])
+			snprintf(cmd + n, sizeof(cmd) - n,
+				 " idx=%%si:s32 val=%%dx:%s",
+				 update_fetch[update_args[i]]);
 		r = kprobe_events(cmd);
 		if (!r && !(r = ev_path(path, sizeof(path), i, "trigger")))
 			r = write_str(path, "hist:keys=caller.sym");
+		if (!r && update_args[i])
+			r = write_str(path, AMOUNT_HIST);
 		if (r) {
 			diag("kprobe + hist on %s: %s", targets[i], strerror(-r));
 			probes_remove();
@@ -208,9 +257,111 @@ static int kprobe_missed(uint64_t *missed)
 	return 0;
 }
 
+/* ---- the kernel's size of an update ------------------------------------ */
+
+/*
+ * The stat items the kernel keeps in bytes (unit 1) or KiB (1024), from
+ * memcg_page_state_unit() of mm/memcontrol.c (6.12, 7.3); -1: not in this
+ * kernel's BTF.
+ */
+static struct {
+	const char *name;
+	long unit;
+	long item;
+} subpage[] = {
+	{ "MEMCG_PERCPU_B", 1, -1 }, { "MEMCG_ZSWAP_B", 1, -1 },
+	{ "NR_SLAB_RECLAIMABLE_B", 1, -1 },
+	{ "NR_SLAB_UNRECLAIMABLE_B", 1, -1 },
+	{ "NR_KERNEL_STACK_KB", 1024, -1 },
+};
+
+static void subpage_resolve(void)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(subpage); i++) {
+		r = btf_enum_value(subpage[i].name, &subpage[i].item);
+		if (r) {
+			diag("%s not in vmlinux's BTF: %s", subpage[i].name,
+			     strerror(-r));
+			subpage[i].item = -1;
+		}
+	}
+}
+
+/*
+ * What memcg_rstat_updated() adds for one update: |val| on 6.1; on 6.12
+ * and 7.x a byte or KiB item is first turned into pages as
+ * memcg_state_val_in_pages() does, with each generation's arithmetic
+ * (6.12: int, then an unsigned division; 7.x: mult_frac() on |val|), and
+ * at least 1.
+ */
+static uint64_t kernel_amount(enum update_arg a, long idx, int64_t val)
+{
+	const int64_t page = PAGE_SZ;
+	int64_t unit = page;
+	uint64_t x, r;
+	size_t i;
+
+	if (a == EVENT_COUNT)
+		return (uint64_t)val;
+	for (i = 0; i < ARRAY_SIZE(subpage); i++)
+		if (subpage[i].item == idx)
+			unit = subpage[i].unit;
+	if (!strcmp(generation, "6.1") || !val || unit == page)
+		return val < 0 ? -(uint64_t)val : (uint64_t)val;
+	if (!strcmp(generation, "6.12")) {
+		int v = (int)val * (int)unit;
+		unsigned long q = (unsigned long)v / page;
+		int pages = (int)(q > 1 ? q : 1);
+
+		return pages < 0 ? -(int64_t)pages : pages;
+	}
+	x = val < 0 ? -(uint64_t)val : (uint64_t)val;
+	r = x / page * unit + x % page * unit / page;
+	return r ? r : 1;
+}
+
+/* The sum of the kernel's sizes on probe @probe's (idx, val) hist. */
+static int hist_amount(int probe, uint64_t *sum)
+{
+	static char buf[1 << 20];
+	char path[256], *line, *save;
+	ssize_t n;
+
+	if (ev_path(path, sizeof(path), probe, "hist"))
+		return -ENOENT;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	*sum = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *i = strstr(line, "idx:"), *v = strstr(line, "val:");
+		char *hc = strstr(line, "hitcount:");
+		unsigned long long d;
+
+		if (sscanf(line, "Dropped: %llu", &d) == 1 && d) {
+			diag("the hist on %s dropped %llu keys", targets[probe],
+			     d);
+			return -ENOSPC;
+		}
+		if (!i || !v || !hc)
+			continue;
+		/* a hist prints every key unsigned: -1 as 2^64 - 1 */
+		*sum += strtoull(hc + 9, NULL, 10) *
+			kernel_amount(update_args[probe],
+				      (int)strtoull(i + 4, NULL, 10),
+				      (int64_t)strtoull(v + 4, NULL, 10));
+	}
+	return 0;
+}
+
 struct snap {
 	uint64_t oracle[ROWS_MAX];
 	uint64_t missed[ROWS_MAX];	/* by probe */
+	uint64_t amount[ROWS_MAX];	/* by probe, update functions */
 };
 
 static int oracle_snap(struct snap *s)
@@ -227,6 +378,15 @@ static int oracle_snap(struct snap *s)
 		r = hist_sum(rows[i].probe, rows[i].caller, &s->oracle[i]);
 		if (r) {
 			diag("hist of %s: %s", rows[i].target, strerror(-r));
+			return r;
+		}
+	}
+	for (i = 0; i < ntargets; i++) {
+		if (!update_args[i])
+			continue;
+		r = hist_amount(i, &s->amount[i]);
+		if (r) {
+			diag("amount hist of %s: %s", targets[i], strerror(-r));
 			return r;
 		}
 	}
@@ -272,6 +432,33 @@ static uint64_t missed(const struct window *w, int probe)
 	return w->d.missed[probe] - w->a.missed[probe];
 }
 
+/*
+ * stat_updates.amount against the kernel's sizes of the same calls. A call
+ * the kprobe missed has an unknown size: then only the lower bound holds.
+ */
+static int compare_amount(const struct window *w)
+{
+	uint64_t lo = 0, hi = 0, miss = 0;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < ntargets; i++) {
+		if (!update_args[i])
+			continue;
+		any = true;
+		lo += w->c.amount[i] - w->b.amount[i];
+		hi += w->d.amount[i] - w->a.amount[i];
+		miss += missed(w, i);
+	}
+	if (!any)
+		return 0;
+	diag("counter stat_updates.amount: +%" PRIu64 "%s", lo,
+	     miss ? " or more (the kprobes missed calls)" : "");
+	return bracket("counter stat_updates.amount",
+		       stats_delta(&w->s0, &w->s1, "stat_updates.amount"),
+		       lo, miss ? UINT64_MAX : hi);
+}
+
 static int compare(const struct window *w)
 {
 	uint64_t lo, hi, total = 0;
@@ -313,6 +500,7 @@ static int compare(const struct window *w)
 		snprintf(what, sizeof(what), "counter %.63s", name);
 		bad += bracket(what, stats_delta(&w->s0, &w->s1, name), lo, hi);
 	}
+	bad += compare_amount(w);
 	if (!total) {
 		diag("the workload made no counted call");
 		bad++;
@@ -625,6 +813,9 @@ int main(void)
 	require_module();
 	if (!tracefs())
 		ksft_exit_skip("no tracefs\n");
+	if (version_get("generation", generation, sizeof(generation)))
+		ksft_exit_fail_msg("no generation in `version`\n");
+	subpage_resolve();
 	objcg_flush_hooks_on();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A BPF fentry program on a kernel function, without libbpf: the function's
+ * Lookups in vmlinux's BTF (a function's id, an enumerator's value) and
+ * a BPF fentry program on a kernel function, without libbpf: the function's
  * BTF id from /sys/kernel/btf/vmlinux, a two-instruction program
  * (r0 = 0; exit) loaded as BPF_PROG_TYPE_TRACING / BPF_TRACE_FENTRY and
  * attached with BPF_RAW_TRACEPOINT_OPEN. What bpftrace's `kfunc:` probes
@@ -48,55 +49,127 @@ static long btf_extra(unsigned int kind, unsigned int vlen)
 	}
 }
 
-int btf_func_id(const char *name)
+/* vmlinux's BTF, read whole, or NULL with *err set. free() it. */
+static char *btf_read(int *err)
+{
+	struct stat st;
+	ssize_t got = 0, r;
+	size_t size;
+	char *buf;
+	int fd;
+
+	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	/* sysfs reports a size; read until EOF all the same */
+	size = !fstat(fd, &st) && st.st_size ? st.st_size : 1 << 24;
+	buf = malloc(size);
+	if (!buf) {
+		close(fd);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	while ((r = read(fd, buf + got, size - got)) > 0)
+		got += r;
+	close(fd);
+	if (got < (ssize_t)sizeof(struct btf_header) ||
+	    ((struct btf_header *)buf)->magic != BTF_MAGIC) {
+		free(buf);
+		*err = -EPROTO;
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Call @fn(type, id, strings, arg) on every type of vmlinux's BTF until it
+ * returns non-zero, and return that; -ENOENT when none did, -errno when
+ * the BTF is unreadable.
+ */
+static int btf_each_type(int (*fn)(const struct btf_type *t, int id,
+				   const char *strs, void *arg), void *arg)
 {
 	const struct btf_header *h;
 	const char *strs, *p, *end;
-	struct stat st;
+	int id = 0, found = -ENOENT;
 	char *buf;
-	int fd, id = 0, found = -ENOENT;
-	ssize_t got = 0, r;
 
-	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = NULL;
-	if (!fstat(fd, &st))
-		buf = malloc(st.st_size ? st.st_size : 1 << 24);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* sysfs reports a size; read until EOF all the same */
-	while ((r = read(fd, buf + got, (st.st_size ?: 1 << 24) - got)) > 0)
-		got += r;
-	close(fd);
+	buf = btf_read(&found);
+	if (!buf)
+		return found;
 	h = (const struct btf_header *)buf;
-	if (got < (ssize_t)sizeof(*h) || h->magic != BTF_MAGIC) {
-		free(buf);
-		return -EPROTO;
-	}
 	strs = buf + h->hdr_len + h->str_off;
 	p = buf + h->hdr_len + h->type_off;
 	end = p + h->type_len;
 	while (p < end) {
 		const struct btf_type *t = (const struct btf_type *)p;
-		unsigned int kind = BTF_INFO_KIND(t->info);
-		long extra = btf_extra(kind, BTF_INFO_VLEN(t->info));
+		long extra = btf_extra(BTF_INFO_KIND(t->info),
+				       BTF_INFO_VLEN(t->info));
+		int r;
 
-		id++;
 		if (extra < 0) {
 			found = -EPROTO;
 			break;
 		}
-		if (kind == BTF_KIND_FUNC && !strcmp(strs + t->name_off, name)) {
-			found = id;
+		r = fn(t, ++id, strs, arg);
+		if (r) {
+			found = r;
 			break;
 		}
 		p += sizeof(*t) + extra;
 	}
 	free(buf);
 	return found;
+}
+
+static int func_named(const struct btf_type *t, int id, const char *strs,
+		      void *name)
+{
+	return BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+	       !strcmp(strs + t->name_off, name) ? id : 0;
+}
+
+int btf_func_id(const char *name)
+{
+	return btf_each_type(func_named, (void *)name);
+}
+
+struct enum_query {
+	const char *name;
+	long val;
+};
+
+static int enumerator_named(const struct btf_type *t, int id,
+			    const char *strs, void *arg)
+{
+	const struct btf_enum *e = (const struct btf_enum *)(t + 1);
+	struct enum_query *q = arg;
+	unsigned int i;
+
+	(void)id;
+
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_ENUM)
+		return 0;
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		if (!strcmp(strs + e[i].name_off, q->name)) {
+			q->val = e[i].val;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int btf_enum_value(const char *name, long *val)
+{
+	struct enum_query q = { .name = name };
+	int r = btf_each_type(enumerator_named, &q);
+
+	if (r < 0)
+		return r;
+	*val = q.val;
+	return 0;
 }
 
 static long bpf(int cmd, union bpf_attr *attr)

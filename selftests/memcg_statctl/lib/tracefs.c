@@ -319,18 +319,26 @@ static int rstat_detect(const char *t, int (*flush_once)(void *arg),
 	return 0;
 }
 
-int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n)
+/* tracefs, if it has the rstat lock tracepoint (6.10+) and hist triggers */
+static const char *rstat_tracefs(void)
 {
 	const char *t = tracefs();
 	char path[256];
+
+	if (!t)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
+	return path_exists(path) ? t : NULL;
+}
+
+int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n)
+{
+	const char *t = rstat_tracefs();
 	uint64_t count[8];
 	int64_t pid[8];
 	int k, i;
 
 	if (!t)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked/hist", t);
-	if (!path_exists(path))
 		return -ENOENT;
 	k = rstat_locked_by(t, "common_pid", fn, arg, count, pid, 8);
 	if (k < 0)
@@ -343,7 +351,7 @@ int rstat_locks_taken(int (*fn)(void *arg), void *arg, uint64_t *n)
 int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
 		      void *arg, uint64_t *ns, int max)
 {
-	const char *t = tracefs();
+	const char *t = rstat_tracefs();
 	char clock[256] = "", path[256], *b, *e;
 	struct rstat_marks m;
 	uint64_t count[4096];
@@ -351,9 +359,6 @@ int rstat_flush_spans(int (*flush_once)(void *arg), int (*fn)(void *arg),
 	int r, n, i, k = 0;
 
 	if (!t)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/" RSTAT_EV "locked", t);
-	if (!path_exists(path))
 		return -ENOENT;
 	r = rstat_detect(t, flush_once, arg, &m);
 	if (r)

@@ -74,8 +74,8 @@ constexpr auto counter_specs = std::to_array<Spec>({
     {"stat_updates", "stat_updates_total",
      "Memcg statistic updates while the update hooks are attached (stat_updates)."},
     {"stat_updates.amount", "stat_updates_amount_total",
-     "Size of those updates in the kernel's unit: pages, events or bytes "
-     "(stat_updates.amount)."},
+     "Size of those updates in the kernel's unit of pending updates: pages and events, "
+     "bytes for slab items on 6.1 (stat_updates.amount)."},
     {"caller.recovered", "caller_recovered_total",
      "Calls whose caller was recovered from another tracer's records (caller.recovered)."},
     {"caller.unattributed", "caller_unattributed_total",
