@@ -85,8 +85,9 @@ static bool mcs_attach_failed;
 static atomic_t mcs_inflight = ATOMIC_INIT(0);
 
 /*
- * Pending updates: the stat_updates.amount counter's sum over cpus minus
- * its sum at the last flush.
+ * Pending updates (threshold mode): the stat_updates.amount counter's sum
+ * over cpus minus its sum at the start of the last flush performed in
+ * threshold mode, or at entering it (mcs_apply_mode()).
  */
 static DEFINE_PER_CPU(unsigned long, mcs_update_calls);
 static u64 mcs_pending_base;
@@ -157,11 +158,12 @@ bool mcs_flush_kernel_mode(void)
 	return READ_ONCE(mcs_mode) == MCS_MODE_KERNEL;
 }
 
-static bool mcs_policy_flushes(int mode, void *target)
+/* @pending: the amount counter's sum, read in threshold mode only */
+static bool mcs_policy_flushes(int mode, void *target, u64 pending)
 {
 	switch (mode) {
 	case MCS_MODE_THRESHOLD:
-		return mcs_pending_sum() - READ_ONCE(mcs_pending_base) >
+		return pending - READ_ONCE(mcs_pending_base) >
 		       READ_ONCE(mcs_threshold);
 	case MCS_MODE_NEVER:
 		return false;
@@ -179,25 +181,27 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target,
 	bool flush = true;
 	u64 ns, pending = 0;
 
+	/*
+	 * Read once, before any flush: the updates counted before the flush
+	 * starts are the ones it folds. Those that come while it runs (on a
+	 * cpu it has already passed, or after) are pending for the next
+	 * request: a base taken at the end would drop them, and a 7.x flush
+	 * on many cpus takes long enough for that to leave memory.stat
+	 * thousands of pages stale. The other modes keep no base.
+	 */
+	if (mode == MCS_MODE_THRESHOLD)
+		pending = mcs_pending_sum();
 	mcs_count(MCS_FLUSH_REQUESTS);
 	if (origin == MCS_ORIGIN_KERNEL_PERIODIC ||
 	    origin == MCS_ORIGIN_MODULE_PERIODIC)
 		mcs_count(MCS_FLUSH_PERIODIC);
 	else if (origin == MCS_ORIGIN_READER)
-		flush = mcs_policy_flushes(mode, target);
+		flush = mcs_policy_flushes(mode, target, pending);
 	/* async and forced requests always flush */
 
-	/*
-	 * The updates counted before the flush starts are the ones it folds.
-	 * Those that come while it runs (on a cpu it has already passed, or
-	 * after) are pending for the next request: a base taken at the end
-	 * would drop them, and a 7.x flush on many cpus takes long enough
-	 * for that to leave memory.stat thousands of pages stale.
-	 */
-	if (flush)
-		pending = mcs_pending_sum();
 	if (flush && mcs_backend_flush(target, mode != MCS_MODE_KERNEL, &ns)) {
-		WRITE_ONCE(mcs_pending_base, pending);
+		if (mode == MCS_MODE_THRESHOLD)
+			WRITE_ONCE(mcs_pending_base, pending);
 		mcs_count(MCS_FLUSH_PERFORMED);
 		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
 		mcs_count_flush_ns(ns);

@@ -37,23 +37,22 @@ static int mcs_stat_unit(int idx)
 }
 #endif
 
+/* The items mcs_stat_unit() does not count in pages. */
 void mcs_stat_unit_init(void)
 {
 #ifndef MCS_GEN_61
-	static const int subpage[] = {
-		MEMCG_PERCPU_B, MEMCG_ZSWAP_B, NR_SLAB_RECLAIMABLE_B,
-		NR_SLAB_UNRECLAIMABLE_B, NR_KERNEL_STACK_KB,
-	};
 	int i;
 
 	BUILD_BUG_ON(MEMCG_NR_STAT > MCS_STAT_BITS);
 	BUILD_BUG_ON(MCS_STAT_BITS % BITS_PER_LONG);
-	for (i = 0; i < ARRAY_SIZE(subpage); i++)
-		__set_bit(subpage[i], mcs_stat_subpage);
+	for (i = 0; i < MEMCG_NR_STAT; i++)
+		if (mcs_stat_unit(i) != PAGE_SIZE)
+			__set_bit(i, mcs_stat_subpage);
 #endif
 }
 
-u64 notrace mcs_stat_amount(int idx, long val)
+/* |val| normalised as this kernel generation normalises it */
+static u64 notrace mcs_stat_amount(int idx, long val)
 {
 #if defined(MCS_GEN_61)
 	return abs(val);

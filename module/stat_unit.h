@@ -23,15 +23,15 @@ extern unsigned long mcs_stat_subpage[MCS_STAT_BITS / BITS_PER_LONG];
 void mcs_stat_unit_init(void);
 
 /**
- * mcs_stat_amount() - the kernel's count of one stat update
+ * mcs_stat_amount_kind() - the kernel's count of one update of an update row
  * @idx: the stat item (argument 1 of the hooked function)
- * @val: its delta (argument 2), sign-extended as the row's kind says
+ * @arg2: argument 2: the delta, or the count of an event
+ * @kind: the row's MCS_KIND_UPDATE_*, which says how to read @arg2
  *
- * Return: |val| normalised as this kernel generation normalises it.
+ * The trampolines' slow path, and the C paths' only one.
+ *
+ * Return: the count, the delta's magnitude in the kernel's unit.
  */
-u64 mcs_stat_amount(int idx, long val);
-
-/* The trampolines' slow path: @kind is the row's MCS_KIND_UPDATE_*. */
 u64 mcs_stat_amount_kind(int idx, long arg2, unsigned long kind);
 
 #endif /* MCS_STAT_UNIT_H */
