@@ -173,32 +173,99 @@ static int mcs_btf_offset(const struct mcs_btf *b, const char *type,
 	return bits % 8 ? -EINVAL : bits / 8;
 }
 
+/*
+ * Whether type @id is @want of @size bytes: a type named @want (a typedef,
+ * a base type or a struct), or with @want "NAME *", a pointer to struct
+ * NAME. Qualifiers are looked through. Sets @name to what it found.
+ */
+static bool mcs_btf_type_is(const struct mcs_btf *b, u32 id, const char *want,
+			    u32 size, const char **name)
+{
+	size_t len = strlen(want);
+	const struct btf_type *t = mcs_btf_find(b, id, NULL);
+
+	*name = t ? mcs_btf_name(b, t->name_off) : "";
+	if (!t || mcs_btf_size(b, id) != size)
+		return false;
+	if (len < 2 || strcmp(want + len - 2, " *"))
+		return !strcmp(*name, want);
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+		return false;
+	t = mcs_btf_find(b, t->type, NULL);
+	while (t && (BTF_INFO_KIND(t->info) == BTF_KIND_CONST ||
+		     BTF_INFO_KIND(t->info) == BTF_KIND_VOLATILE))
+		t = mcs_btf_find(b, t->type, NULL);
+	*name = t ? mcs_btf_name(b, t->name_off) : "";
+	return t && BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT &&
+	       strlen(*name) == len - 2 && !strncmp(*name, want, len - 2);
+}
+
+/* Open the BTF and find @type.@member, saying why not in one log line. */
+static const struct btf_member *mcs_btf_lookup(struct mcs_btf *b,
+					       const char *type,
+					       const char *member, int *err)
+{
+	const struct btf_member *m;
+
+	*err = mcs_btf_open(b);
+	if (*err) {
+		pr_err("no usable BTF in this kernel (%d)\n", *err);
+		return NULL;
+	}
+	m = mcs_btf_find_member(b, type, member);
+	if (!m) {
+		pr_err("BTF: no %s.%s in this kernel\n", type, member);
+		*err = -ENOENT;
+	}
+	return m;
+}
+
 int mcs_btf_member(const char *type, const char *member,
 		   const char *member_type, u32 size)
 {
-	const struct btf_type *mt;
 	const struct btf_member *m;
 	struct mcs_btf b;
 	const char *name;
-	u32 sz;
-	int ret = mcs_btf_open(&b);
+	int ret;
 
-	if (ret) {
-		pr_err("no usable BTF in this kernel (%d)\n", ret);
+	m = mcs_btf_lookup(&b, type, member, &ret);
+	if (!m)
 		return ret;
-	}
-	m = mcs_btf_find_member(&b, type, member);
-	if (!m) {
-		pr_err("BTF: no %s.%s in this kernel\n", type, member);
-		return -ENOENT;
-	}
-	mt = mcs_btf_find(&b, m->type, NULL);
-	name = mt ? mcs_btf_name(&b, mt->name_off) : "";
-	sz = mcs_btf_size(&b, m->type);
-	if (strcmp(name, member_type) || sz != size) {
+	if (!mcs_btf_type_is(&b, m->type, member_type, size, &name)) {
 		pr_err("BTF: %s.%s is '%s' of %u bytes, not '%s' of %u\n",
-		       type, member, name, sz, member_type, size);
+		       type, member, name, mcs_btf_size(&b, m->type),
+		       member_type, size);
 		return -EINVAL;
 	}
+	return mcs_btf_offset(&b, type, m);
+}
+
+int mcs_btf_member_array(const char *type, const char *member,
+			 const char *elem_type, u32 elem_size, u32 *nelems)
+{
+	const struct btf_array *a;
+	const struct btf_type *t;
+	const struct btf_member *m;
+	struct mcs_btf b;
+	const char *name;
+	int ret;
+
+	m = mcs_btf_lookup(&b, type, member, &ret);
+	if (!m)
+		return ret;
+	t = mcs_btf_find(&b, m->type, NULL);
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_ARRAY) {
+		pr_err("BTF: %s.%s is not an array\n", type, member);
+		return -EINVAL;
+	}
+	a = (const void *)(t + 1);
+	if (!a->nelems ||
+	    !mcs_btf_type_is(&b, a->type, elem_type, elem_size, &name)) {
+		pr_err("BTF: %s.%s is an array of %u '%s' of %u bytes, not of '%s' of %u\n",
+		       type, member, a->nelems, name, mcs_btf_size(&b, a->type),
+		       elem_type, elem_size);
+		return -EINVAL;
+	}
+	*nelems = a->nelems;
 	return mcs_btf_offset(&b, type, m);
 }

@@ -13,7 +13,8 @@
  * mcs_btf_member() - the offset of a member the module accesses
  * @type: the struct
  * @member: the member
- * @member_type: the name its type must have (a typedef, or the struct)
+ * @member_type: the name its type must have (a typedef, a base type or a
+ *	struct), or "NAME *" for a pointer to struct NAME
  * @size: the size that type must have
  *
  * Return: the byte offset, or a negative errno when BTF lacks the member or
@@ -21,5 +22,18 @@
  */
 int mcs_btf_member(const char *type, const char *member,
 		   const char *member_type, u32 size);
+
+/**
+ * mcs_btf_member_array() - the offset of an array member the module reads
+ * @type: the struct
+ * @member: the member, an array
+ * @elem_type: its elements' type, named as for mcs_btf_member()
+ * @elem_size: the size of an element
+ * @nelems: set to the number of elements
+ *
+ * Return: the byte offset, or a negative errno (said in one log line).
+ */
+int mcs_btf_member_array(const char *type, const char *member,
+			 const char *elem_type, u32 elem_size, u32 *nelems);
 
 #endif /* MCS_BTF_H */

@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 
+#include "attribution.h"
 #include "compat.h"
 #include "counters.h"
 #include "debugfs.h"
@@ -46,6 +47,7 @@ static int mcs_hooks_show(struct seq_file *m, void *v)
 	mcs_hook_table_show(m, &mcs_backend_hooks);
 	mcs_hook_table_show(m, &mcs_update_hooks);
 	mcs_hook_table_show(m, &mcs_stock_hooks);
+	mcs_hook_table_show(m, &mcs_attr_hooks);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_hooks);
@@ -92,6 +94,12 @@ static int mcs_flush_reasons_file_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_flush_reasons_file);
 
+static int mcs_attr_file_show(struct seq_file *m, void *v)
+{
+	return mcs_attr_show(m);
+}
+DEFINE_SHOW_ATTRIBUTE(mcs_attr_file);
+
 /*
  * One write is one value, from offset 0, fitting the buffer. One trailing
  * newline is allowed (echo adds it). Copies the value without it into @buf
@@ -127,6 +135,7 @@ static ssize_t mcs_reset_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	mcs_counters_reset();
 	mcs_flush_reasons_reset();
+	mcs_attr_reset();
 	return count;
 }
 
@@ -204,6 +213,10 @@ int mcs_debugfs_init(void)
 		mcs_debugfs_knob(&mcs_flush_knobs[i]);
 	for (i = 0; i < mcs_stock_nr_knobs; i++)
 		mcs_debugfs_knob(&mcs_stock_knobs[i]);
+	debugfs_create_file("stock_by_cgroup", 0400, mcs_dir, NULL,
+			    &mcs_attr_file_fops);
+	for (i = 0; i < mcs_attr_nr_knobs; i++)
+		mcs_debugfs_knob(&mcs_attr_knobs[i]);
 	return 0;
 }
 

@@ -167,8 +167,9 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 		ret = mcs_hook_site(h);
 		if (ret)
 			return ret;
-		mcs_counter_add_source(h->counter, &h->pcpu->hits);
-		if (h->kind != MCS_KIND_COUNT)
+		if (h->counter != MCS_NO_COUNTER)
+			mcs_counter_add_source(h->counter, &h->pcpu->hits);
+		if (h->kind != MCS_KIND_COUNT && h->kind < MCS_KIND_ATTR)
 			mcs_counter_add_source(h->amount, &h->pcpu->amount);
 		if (h->caller) {
 			mcs_counter_add_source(MCS_CALLER_RECOVERED,
@@ -179,7 +180,8 @@ static int mcs_hook_resolve(struct mcs_hook *h)
 			mcs_counter_set_present(MCS_CALLER_UNATTRIBUTED);
 		}
 		/* opt-in counters are listed while attached (their knob) */
-		if (!(h->group & (MCS_GRP_UPDATE | MCS_GRP_OPTIN)))
+		if (!(h->group & (MCS_GRP_UPDATE | MCS_GRP_OPTIN)) &&
+		    h->counter != MCS_NO_COUNTER)
 			mcs_counter_set_present(h->counter);
 	}
 	h->state = MCS_HOOK_OFF;

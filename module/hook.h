@@ -43,6 +43,10 @@ enum mcs_hook_state {
 #define MCS_GRP_STOCK	BIT(1)	/* stock counters, the stock_hooks switch */
 #define MCS_GRP_UPDATE	BIT(2)	/* update side, only while a knob needs it */
 #define MCS_GRP_OPTIN	BIT(3)	/* opt-in counters, each its own switch */
+#define MCS_GRP_ATTR	BIT(4)	/* stock attribution, its knob */
+
+/* ->counter of a row that feeds no `stats` counter (attribution rows). */
+#define MCS_NO_COUNTER	MCS_NR_COUNTERS
 
 struct mcs_hook {
 	/* Description: filled in by the tables. */
@@ -53,6 +57,7 @@ struct mcs_hook {
 	unsigned int group;
 	unsigned int gens;		/* generations it applies to, 0: all */
 	enum mcs_counter counter;	/* count: the sum of the rows' hits */
+					/* or MCS_NO_COUNTER */
 	enum mcs_counter amount;	/* update rows: of their amounts */
 	unsigned int kind;		/* count: MCS_KIND_* of site_abi.h */
 	void *redirect_to;		/* redirect: the replacement */

@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/utsname.h>
 
+#include "attribution.h"
 #include "caller.h"
 #include "clones.h"
 #include "compat.h"
@@ -26,6 +27,7 @@
 /* Every hook table, for the one pass that looks for compiler clones. */
 static struct mcs_hook_table *mcs_tables[] = {
 	&mcs_backend_hooks, &mcs_update_hooks, &mcs_stock_hooks,
+	&mcs_attr_hooks,
 };
 
 static int __init mcs_init(void)
@@ -54,17 +56,22 @@ static int __init mcs_init(void)
 	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
+	ret = mcs_attr_init();
+	if (ret)
+		goto fail_stock;
 	mcs_clones_scan(mcs_tables, ARRAY_SIZE(mcs_tables));
 	mcs_staleness_init();
 	ret = mcs_debugfs_init();
 	if (ret)
-		goto fail_stock;
+		goto fail_attr;
 
 	pr_info("loaded v%s on %s (generation %s, flush model %s)\n",
 		MCS_VERSION, utsname()->release, MCS_GEN_NAME,
 		MCS_FLUSH_MODEL);
 	return 0;
 
+fail_attr:
+	mcs_attr_exit();
 fail_stock:
 	mcs_stock_exit();
 fail_flush:
@@ -81,6 +88,7 @@ fail:
 static void __exit mcs_exit(void)
 {
 	mcs_debugfs_exit();
+	mcs_attr_exit();
 	mcs_stock_exit();
 	mcs_flush_exit();
 	mcs_caller_exit();

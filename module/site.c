@@ -13,6 +13,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
+#include "attribution.h"
 #include "caller.h"
 #include "compat.h"
 #include "site.h"
@@ -45,15 +46,19 @@ static bool notrace mcs_row_any_caller(const struct mcs_site_row *r)
 }
 
 /*
- * Add one matching call to @r: hits, and an update row's amount (@arg1 and
- * @arg2 are the call's arguments 1 and 2).
+ * Add one matching call to @r: hits, an update row's amount, an
+ * attribution row's event (@arg0 .. @arg2 are the call's arguments).
  */
-static void notrace mcs_row_count(struct mcs_site_row *r, long arg1,
-				  long arg2)
+static void notrace mcs_row_count(struct mcs_site_row *r, long arg0,
+				  long arg1, long arg2)
 {
 	this_cpu_inc(r->pcpu->hits);
 	if (r->kind == MCS_KIND_COUNT)
 		return;
+	if (r->kind >= MCS_KIND_ATTR) {
+		mcs_attr_event(r->kind, arg0, arg1);
+		return;
+	}
 	this_cpu_add(r->pcpu->amount,
 		     mcs_stat_amount_kind(arg1, arg2, r->kind));
 	if (READ_ONCE(mcs_update_every))
@@ -62,7 +67,7 @@ static void notrace mcs_row_count(struct mcs_site_row *r, long arg1,
 
 /* Rows that take every caller have counted the call already. */
 void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
-			      long arg1, long arg2)
+			      long arg0, long arg1, long arg2)
 {
 	struct mcs_site_row *r;
 	unsigned long parent;
@@ -81,7 +86,7 @@ void notrace mcs_site_recover(unsigned int index, unsigned long *slot,
 		if (parent < r->caller_start || parent >= r->caller_end)
 			continue;
 		this_cpu_inc(r->pcpu->recovered);
-		mcs_row_count(r, arg1, arg2);
+		mcs_row_count(r, arg0, arg1, arg2);
 	}
 }
 
@@ -103,9 +108,10 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 		if (parent_ip < r->caller_start || parent_ip >= r->caller_end)
 			continue;
 		if (r->kind == MCS_KIND_COUNT)
-			mcs_row_count(r, 0, 0);
+			mcs_row_count(r, 0, 0, 0);
 		else
-			mcs_row_count(r, mcs_fregs_arg(fregs, 1),
+			mcs_row_count(r, mcs_fregs_arg(fregs, 0),
+				      mcs_fregs_arg(fregs, 1),
 				      mcs_fregs_arg(fregs, 2));
 	}
 }
@@ -122,7 +128,8 @@ static unsigned long mcs_site_tramp(const struct mcs_site *s)
 	const struct mcs_site_row *r = mcs_site_heads[s->index];
 	unsigned int v = MCS_VARIANT_WALK;
 
-	if (s->nr_attached == 1 && r && mcs_row_any_caller(r))
+	if (s->nr_attached == 1 && r && mcs_row_any_caller(r) &&
+	    r->kind < MCS_NR_KINDS)
 		v = MCS_VARIANT_SINGLE + r->kind;
 	else if (s->nr_attached > 1 && mcs_row_headcount(r))
 		v = MCS_VARIANT_HEADWALK;

@@ -114,6 +114,7 @@ extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
  * mcs_site_recover() - count a call whose caller another tracer may hide
  * @index: the site
  * @slot: the stack slot of the call's return address
+ * @arg0: the call's argument 0, for attribution rows
  * @arg1: the call's argument 1, for update rows (a stat item)
  * @arg2: the call's argument 2, for update rows (the update's size)
  *
@@ -121,7 +122,7 @@ extern const unsigned long mcs_site_tramps[MCS_NR_VARIANTS][MCS_SITES_MAX];
  * be another tracer's return trampoline: if it is, recover the true caller
  * and count the caller-filtered rows.
  */
-void mcs_site_recover(unsigned int index, unsigned long *slot, long arg1,
-		      long arg2);
+void mcs_site_recover(unsigned int index, unsigned long *slot, long arg0,
+		      long arg1, long arg2);
 
 #endif /* MCS_SITE_H */

@@ -20,7 +20,10 @@
  *   update_flush_every is set. The int and long kinds are memcg stat
  *   updates of item argument 1: for the items of the bitmap
  *   mcs_stat_subpage (MCS_STAT_BITS items) they add what
- *   mcs_stat_amount_kind() returns instead, the kernel's count in pages.
+ *   mcs_stat_amount_kind() returns instead, the kernel's count in pages;
+ * - attribution rows (kind MCS_KIND_ATTR + event) call
+ *   mcs_attr_event(kind, argument 0, argument 1) (attribution.h), which
+ *   counts the event for the cgroup it finds there.
  * The `stats` counters are sums of these (counters.c).
  */
 #define MCS_ROW_START		0	/* caller range, 0 .. ~0UL: any caller */
@@ -37,7 +40,8 @@
 #define MCS_KIND_UPDATE_INT	1	/* |(int)arg2| to amount */
 #define MCS_KIND_UPDATE_LONG	2	/* |(long)arg2| to amount */
 #define MCS_KIND_UPDATE_ULONG	3	/* (unsigned long)arg2 to amount */
-#define MCS_NR_KINDS		4
+#define MCS_NR_KINDS		4	/* the kinds with a single-row variant */
+#define MCS_KIND_ATTR		4	/* + an attribution event: walked only */
 
 /*
  * Trampoline variants of a site (mcs_site_tramps[variant][site]). The walk

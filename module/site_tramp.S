@@ -30,6 +30,7 @@
  *                     row's compares.
  *   mcs_site_count_N, mcs_site_int_N, mcs_site_long_N, mcs_site_ulong_N
  *                     one attached row that takes every caller: no walk.
+ *                     An attribution row, which calls C, is always walked.
  * Per-cpu addresses come from the rows (alloc_percpu pointers), so nothing
  * here depends on the kernel's per-cpu layout.
  */
@@ -121,13 +122,14 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 
 /*
  * The caller (%r10) may be a return trampoline: call
- * mcs_site_recover(\n, slot, argument 1, argument 2). The slot is 8(%rsp)
- * at entry, 72(%rsp) once eight registers are saved.
+ * mcs_site_recover(\n, slot, argument 0, argument 1, argument 2). The slot
+ * is 8(%rsp) at entry, 72(%rsp) once eight registers are saved.
  */
 .macro MCS_RECOVER n
 	MCS_SAVE_ARGS
-	movq	%rdx, %rcx
-	movq	%rsi, %rdx
+	movq	%rdx, %r8
+	movq	%rsi, %rcx
+	movq	%rdi, %rdx
 	movl	$\n, %edi
 	leaq	72(%rsp), %rsi
 	call	mcs_site_recover
@@ -158,7 +160,9 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 8:	MCS_RECOVER \n
 	RET
 
-3:	pushq	%rax
+3:	cmpq	$MCS_KIND_ATTR, MCS_ROW_KIND(%r11)
+	jae	11f
+	pushq	%rax
 	cmpq	$MCS_KIND_UPDATE_ULONG, MCS_ROW_KIND(%r11)
 	je	5f
 	MCS_IF_SUBPAGE 10f
@@ -183,6 +187,15 @@ SYM_START(\name, SYM_L_GLOBAL, SYM_A_ALIGN)
 	MCS_RESTORE_ARGS
 	movq	MCS_ROW_PCPU(%r11), %r10
 	jmp	6b
+
+	/* mcs_attr_event(kind, argument 0, argument 1); %r10 is lost */
+11:	MCS_SAVE_ARGS
+	movq	%rsi, %rdx
+	movq	%rdi, %rsi
+	movq	MCS_ROW_KIND(%r11), %rdi
+	call	mcs_attr_event
+	MCS_RESTORE_ARGS
+	jmp	7b
 .endm
 
 .macro MCS_SITE_WALK n

@@ -79,6 +79,7 @@ END {
 	desc["default"] = "loaded with defaults (flush control kernel mode + stock counters)"
 	desc["empty"] = "a control module that does nothing, as large as memcg_statctl"
 	desc["optin"] = "defaults + the opt-in objcg_vmstat.flushes (objcg_flush_hooks=1)"
+	desc["attr"] = "defaults + per-cgroup stock attribution (stock_attribution=1)"
 	desc["kprobe"] = "no module; tracefs kprobes + hist:keys=common_pid on" probes
 	desc["bpftrace"] = "no module; bpftrace kfunc: probes with per-cpu count() maps on" probes
 
@@ -189,6 +190,27 @@ END {
 			emit(sprintf("- %s counting vs %s, %s: ours %+.1f insns/op (%+.3f%%), %s %+.1f (%+.3f%%), ratio %.3f (budget %s)",
 				ok ? "PASS" : "FAIL", tool[tc], wl, ours, pct(med[wl, "stock"], base), tool[tc], theirs, pct(med[wl, tc], base), ours / theirs,
 				tlimtext[tc]))
+		}
+	}
+	# 4. stock attribution on: <= 3% per page fault and on slab, and
+	# below bpftrace (which counts only totals) on every workload
+	if (("page-fault", "attr") in med) {
+		split("page-fault slab", awl, " ")
+		for (i = 1; i <= 2; i++) {
+			wl = awl[i]
+			if (!((wl, "attr") in med)) continue
+			x = pct(med[wl, "attr"], med[wl, "absent"])
+			ok = x <= 3
+			fails += !ok
+			emit(sprintf("- %s stock attribution on, %s: %+.3f%% (budget <= 3.00%%)", ok ? "PASS" : "FAIL", wl, x))
+		}
+		for (w = 1; w <= nwl; w++) {
+			wl = wls[w]
+			if (!((wl, "bpftrace") in med)) continue
+			ok = med[wl, "attr"] < med[wl, "bpftrace"]
+			fails += !ok
+			emit(sprintf("- %s stock attribution on vs bpftrace, %s: %+.3f%% against %+.3f%% (budget: below)", ok ? "PASS" : "FAIL", wl,
+				pct(med[wl, "attr"], med[wl, "absent"]), pct(med[wl, "bpftrace"], med[wl, "absent"])))
 		}
 	}
 	emit("")

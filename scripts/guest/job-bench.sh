@@ -9,7 +9,7 @@
 # Parameters come from /bench/params (written by scripts/bench/bench.sh):
 #   ROUNDS CONFIGS WORKLOADS N_<workload> K WARMUP, FLUSH_HOOKS (1: the
 #   module has the flush_hooks parameter).
-# Configurations: absent off stock flush update default optin kprobe bpftrace,
+# Configurations: absent off stock flush update default optin attr kprobe bpftrace,
 # empty (a module that does nothing, of memcg_statctl's size: a control),
 # and for diagnosis kp:FUNC[,FUNC...] (kprobes + hist triggers on those
 # functions). bpftrace counts the same functions as kprobe with Debian's
@@ -260,6 +260,7 @@ setup() { # CONFIG
 	update) insmod $KO stock_hooks=0 flush_mode=threshold ;;
 	default) insmod $KO ;;
 	optin) insmod $KO objcg_flush_hooks=1 ;;
+	attr) insmod $KO stock_attribution=1 ;;
 	empty) insmod /lib/mcs_control.ko ;;
 	kprobe) kprobes_on $KPROBES ;;
 	bpftrace) bpftrace_on ;;

@@ -203,84 +203,178 @@ static int pingpong(void *arg, struct child *c)
 	return 0;
 }
 
-static int test_charge_turns(void)
+/* A ring of @k memcgs, each a child faulting one page per turn on cpu 0. */
+struct turns {
+	int k, turns;
+	char cg[RING_MAX][256];
+	uint64_t id[RING_MAX];		/* cgroup ids, for stock_by_cgroup */
+	struct stats s0, s1;
+	struct attr_row a0[RING_MAX], a1[RING_MAX];
+	bool attr;			/* a0, a1 were read */
+};
+
+static int attr_snap(struct turns *t, struct attr_row *rows)
+{
+	int i, r;
+
+	for (i = 0; i < t->k; i++) {
+		r = attr_get(t->id[i], &rows[i]);
+		if (r && r != -ENOENT)
+			return r;
+	}
+	return 0;
+}
+
+static int turns_run(struct turns *t)
 {
 	struct pp_arg arg[RING_MAX];
 	struct child ch[RING_MAX] = { 0 };
-	struct stats s0, s1;
-	char model[64], cg[RING_MAX][256] = { { 0 } }, name[32];
-	int pipes[RING_MAX][2], k, i, r = 0, ret = KSFT_FAIL, started = 0;
-	int turns, n;
-	uint64_t att, miss, drains;
+	int pipes[RING_MAX][2], i, r = 0, started = 0;
+	char name[32];
+	struct stat st;
 
-	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)))
-		return KSFT_SKIP;
-	if (version_get("stock_model", model, sizeof(model))) {
-		diag("no stock_model in version");
-		return KSFT_SKIP;
-	}
-	if (!strcmp(model, "single")) {
-		k = 2;
-	} else if (!strcmp(model, "multi")) {
-		k = 2 * (NR_MEMCG_STOCK_MULTI + 1);
-	} else {
-		diag("stock_model '%s' unknown to this test", model);
-		return KSFT_SKIP;
-	}
-	if (getenv("MEMCG_STATCTL_RING")) {	/* debugging: another size */
-		k = atoi(getenv("MEMCG_STATCTL_RING"));
-		if (k < 2 || k > RING_MAX)
-			k = 2;
-	}
-	turns = PINGPONG_N / k;
-	n = turns * k;
-	diag("stock_model %s: %d memcgs take %d turns each on cpu 0", model,
-	     k, turns);
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < t->k; i++) {
 		snprintf(name, sizeof(name), "turns_%d", i);
-		if (cg_create_leaf(name, cg[i], sizeof(cg[i])))
+		r = cg_create_leaf(name, t->cg[i], sizeof(t->cg[i]));
+		if (!r && stat(t->cg[i], &st))
+			r = -errno;
+		if (r)
 			goto out;
-		if (pipe(pipes[i]))
+		t->id[i] = st.st_ino;
+		if (pipe(pipes[i])) {
+			r = -errno;
 			goto out;
+		}
 	}
 	/* child i reads pipe i-1 and writes pipe i; child 0 starts */
-	for (i = 0; i < k; i++) {
-		arg[i] = (struct pp_arg){ .in = pipes[(i + k - 1) % k][0],
+	for (i = 0; i < t->k; i++) {
+		arg[i] = (struct pp_arg){ .in = pipes[(i + t->k - 1) % t->k][0],
 					  .out = pipes[i][1], .first = !i,
-					  .turns = turns };
-		r = child_start(&ch[i], cg[i], pingpong, &arg[i]);
+					  .turns = t->turns };
+		r = child_start(&ch[i], t->cg[i], pingpong, &arg[i]);
 		if (r)
 			break;
 		started++;
 	}
-	for (i = 0; !r && i < k; i++)
+	for (i = 0; !r && i < t->k; i++)
 		r = child_wait_ready(&ch[i], 10000);
 	if (!r)
-		r = stats_read(&s0);
-	for (i = 0; !r && i < k; i++)
+		r = stats_read(&t->s0);
+	if (!r && t->attr)
+		r = attr_snap(t, t->a0);
+	for (i = 0; !r && i < t->k; i++)
 		r = child_release(&ch[i]);
-	for (i = 0; !r && i < k; i++)
+	for (i = 0; !r && i < t->k; i++)
 		r = child_wait_ready(&ch[i], 120000);
 	if (!r)
-		r = stats_read(&s1);
-	if (r) {
+		r = stats_read(&t->s1);
+	if (!r && t->attr)
+		r = attr_snap(t, t->a1);
+	if (r)
 		diag("turn-taking workload failed: %d", r);
-		goto out;
+out:
+	for (i = 0; i < started; i++)
+		child_kill(&ch[i]);
+	for (i = 0; i < t->k; i++)
+		if (t->cg[i][0])
+			cg_destroy(t->cg[i]);
+	return r;
+}
+
+/* The stock_model of `version`: 1 single, 2 multi, 0 (said) unknown. */
+static int model_of_stock(void)
+{
+	char model[64];
+
+	if (version_get("stock_model", model, sizeof(model))) {
+		diag("no stock_model in version");
+		return 0;
 	}
-	att = stats_delta(&s0, &s1, "charge_stock.attempts");
-	miss = stats_delta(&s0, &s1, "charge_stock.misses");
-	drains = stats_delta(&s0, &s1, "charge_stock.drains");
+	if (!strcmp(model, "single"))
+		return 1;
+	if (!strcmp(model, "multi"))
+		return 2;
+	diag("stock_model '%s' unknown to this test", model);
+	return 0;
+}
+
+static int64_t attr_delta(const struct turns *t, int i, enum attr_ev e)
+{
+	if (t->a1[i].ev[e] < 0)
+		return -1;
+	return t->a1[i].ev[e] - t->a0[i].ev[e];
+}
+
+/*
+ * Each memcg of the ring had its own share: every turn an attempt, and in
+ * a ring larger than the stock a drain of its slot (7.x: an eviction, as
+ * only another memcg's refill takes it away).
+ */
+static int attr_turns_check(const struct turns *t, int model)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < t->k; i++) {
+		int64_t att = attr_delta(t, i, ATTR_ATTEMPTS);
+		int64_t drains = attr_delta(t, i, ATTR_DRAINS);
+		int64_t ev = attr_delta(t, i, ATTR_EVICTED);
+
+		if (att < t->turns || drains < 0.9 * t->turns ||
+		    (model == 1 && ev != -1) ||
+		    (model == 2 && ev < 0.9 * t->turns)) {
+			diag("cgroup %" PRIu64 " (%d turns): attempts +%" PRId64
+			     " drains +%" PRId64 " evicted %+" PRId64
+			     "; want attempts >= turns, drains >= 0.9 turns, evicted %s",
+			     t->id[i], t->turns, att, drains, ev,
+			     model == 1 ? "'-'" : ">= 0.9 turns");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int test_charge_turns(void)
+{
+	struct turns *t = calloc(1, sizeof(*t));
+	int model = model_of_stock(), ret = KSFT_FAIL, n;
+	uint64_t att, miss, drains;
+
+	if (!t)
+		return KSFT_FAIL;
+	if (!counters_present(charge_counters, ARRAY_SIZE(charge_counters)) ||
+	    !model) {
+		free(t);
+		return KSFT_SKIP;
+	}
+	t->k = model == 1 ? 2 : 2 * (NR_MEMCG_STOCK_MULTI + 1);
+	if (getenv("MEMCG_STATCTL_RING")) {	/* debugging: another size */
+		t->k = atoi(getenv("MEMCG_STATCTL_RING"));
+		if (t->k < 2 || t->k > RING_MAX)
+			t->k = 2;
+	}
+	t->turns = PINGPONG_N / t->k;
+	n = t->turns * t->k;
+	/* per cgroup too, where the module can */
+	t->attr = !stock_attribution_on();
+	diag("stock_model %s: %d memcgs take %d turns each on cpu 0%s",
+	     model == 1 ? "single" : "multi", t->k, t->turns,
+	     t->attr ? ", stock attribution on" : "");
+	if (turns_run(t))
+		goto out;
+	att = stats_delta(&t->s0, &t->s1, "charge_stock.attempts");
+	miss = stats_delta(&t->s0, &t->s1, "charge_stock.misses");
+	drains = stats_delta(&t->s0, &t->s1, "charge_stock.drains");
 	diag("%d faults taking turns in %d memcgs: attempts +%" PRIu64
 	     " misses +%" PRIu64 " refills +%" PRIu64 " drains +%" PRIu64
-	     ": hit %.2f%%", n, k, att, miss,
-	     stats_delta(&s0, &s1, "charge_stock.refills"), drains,
+	     ": hit %.2f%%", n, t->k, att, miss,
+	     stats_delta(&t->s0, &t->s1, "charge_stock.refills"), drains,
 	     pct(att - miss, att));
 	diag("obj_stock during it: attempts +%" PRIu64 " misses +%" PRIu64
 	     " refills +%" PRIu64 " drains +%" PRIu64,
-	     stats_delta(&s0, &s1, "obj_stock.attempts"),
-	     stats_delta(&s0, &s1, "obj_stock.misses"),
-	     stats_delta(&s0, &s1, "obj_stock.refills"),
-	     stats_delta(&s0, &s1, "obj_stock.drains"));
+	     stats_delta(&t->s0, &t->s1, "obj_stock.attempts"),
+	     stats_delta(&t->s0, &t->s1, "obj_stock.misses"),
+	     stats_delta(&t->s0, &t->s1, "obj_stock.refills"),
+	     stats_delta(&t->s0, &t->s1, "obj_stock.drains"));
 	ret = KSFT_PASS;
 	if (att < (uint64_t)n || pct(att - miss, att) >= 10) {
 		diag("want attempts >= %d and hit percentage < 10", n);
@@ -290,12 +384,65 @@ static int test_charge_turns(void)
 		diag("drains %" PRIu64 " < 0.9 * %d", drains, n);
 		ret = KSFT_FAIL;
 	}
+	if (t->attr && attr_turns_check(t, model))
+		ret = KSFT_FAIL;
 out:
-	for (i = 0; i < started; i++)
-		child_kill(&ch[i]);
-	for (i = 0; i < k; i++)
-		if (cg[i][0])
-			cg_destroy(cg[i]);
+	free(t);
+	return ret;
+}
+
+/*
+ * 7.x: as many memcgs as the stock has slots take turns on cpu 0. Each
+ * keeps its slot: no memcg of the ring is evicted, though each still
+ * charged every turn. The ring of test_charge_turns, which outnumbers the
+ * slots, shows the opposite.
+ */
+static int test_attr_no_eviction(void)
+{
+	struct turns *t;
+	int i, r, ret = KSFT_PASS;
+	int64_t evicted = 0;
+
+	if (model_of_stock() != 2) {
+		diag("one memcg per cpu stock: nothing is evicted to compare");
+		return KSFT_SKIP;
+	}
+	r = stock_attribution_on();
+	if (r) {
+		diag("stock_attribution: %s", strerror(-r));
+		return r == -ENOENT || r == -EOPNOTSUPP ? KSFT_SKIP : KSFT_FAIL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return KSFT_FAIL;
+	t->k = NR_MEMCG_STOCK_MULTI;
+	t->turns = PINGPONG_N / t->k;
+	t->attr = true;
+	if (turns_run(t)) {
+		free(t);
+		return KSFT_FAIL;
+	}
+	for (i = 0; i < t->k; i++) {
+		if (attr_delta(t, i, ATTR_ATTEMPTS) < t->turns) {
+			diag("cgroup %" PRIu64 ": attempts +%" PRId64 " < %d",
+			     t->id[i], attr_delta(t, i, ATTR_ATTEMPTS),
+			     t->turns);
+			ret = KSFT_FAIL;
+		}
+		evicted += attr_delta(t, i, ATTR_EVICTED);
+	}
+	diag("%d memcgs, %d turns each on cpu 0: %" PRId64 " evicted", t->k,
+	     t->turns, evicted);
+	/*
+	 * As the ring starts, slots may still hold memcgs of the test before
+	 * and of this program: a few evictions. The ring that outnumbers the
+	 * slots has one per turn.
+	 */
+	if (evicted * 20 > (int64_t)t->k * t->turns) {
+		diag("want under one eviction per 20 turns: the ring fits the stock");
+		ret = KSFT_FAIL;
+	}
+	free(t);
 	return ret;
 }
 
@@ -763,6 +910,7 @@ static int test_stock_reload(void)
 static const struct test tests[] = {
 	{ test_charge_single, "charge_stock_one_memcg" },
 	{ test_charge_turns, "charge_stock_memcgs_take_turns_one_cpu" },
+	{ test_attr_no_eviction, "attribution_ring_fits_stock_no_eviction" },
 	{ test_obj_files, "obj_stock_tmpfs_files" },
 	{ test_stock_switch, "stock_hooks_switch" },
 	{ test_optin_switch, "objcg_flush_switch" },
@@ -773,5 +921,6 @@ int main(void)
 {
 	require_module();
 	objcg_flush_hooks_on();
+	stock_attribution_keep();
 	return run_test_table(tests, ARRAY_SIZE(tests));
 }

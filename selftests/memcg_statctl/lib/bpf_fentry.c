@@ -172,6 +172,47 @@ int btf_enum_value(const char *name, long *val)
 	return 0;
 }
 
+struct member_query {
+	const char *type, *member;
+	long off;
+};
+
+static int member_named(const struct btf_type *t, int id, const char *strs,
+			void *arg)
+{
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+	struct member_query *q = arg;
+	unsigned int i, bits;
+
+	(void)id;
+
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT ||
+	    strcmp(strs + t->name_off, q->type))
+		return 0;
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		if (strcmp(strs + m[i].name_off, q->member))
+			continue;
+		bits = BTF_INFO_KFLAG(t->info) ?
+		       BTF_MEMBER_BIT_OFFSET(m[i].offset) : m[i].offset;
+		if (bits % 8)
+			return -EPROTO;
+		q->off = bits / 8;
+		return 1;
+	}
+	return -ENOENT;		/* the first struct of that name decides */
+}
+
+int btf_member_offset(const char *type, const char *member, long *off)
+{
+	struct member_query q = { .type = type, .member = member };
+	int r = btf_each_type(member_named, &q);
+
+	if (r < 0)
+		return r;
+	*off = q.off;
+	return 0;
+}
+
 static long bpf(int cmd, union bpf_attr *attr)
 {
 	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));

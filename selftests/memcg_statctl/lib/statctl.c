@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,95 @@ int objcg_flush_hooks_on(void)
 		return r;
 	atexit(objcg_flush_restore);
 	return 0;
+}
+
+static char attr_saved[8];
+
+static void attr_restore(void)
+{
+	if (attr_saved[0])
+		statctl_set("stock_attribution", attr_saved);
+}
+
+int stock_attribution_keep(void)
+{
+	int r;
+
+	if (!statctl_has("stock_attribution"))
+		return -ENOENT;
+	r = statctl_read_line("stock_attribution", attr_saved,
+			      sizeof(attr_saved));
+	if (!r)
+		atexit(attr_restore);
+	return r;
+}
+
+int stock_attribution_on(void)
+{
+	ssize_t w;
+
+	if (!statctl_has("stock_attribution"))
+		return -ENOENT;
+	w = statctl_write("stock_attribution", "1", 1);
+	return w < 0 ? (int)w : 0;
+}
+
+/* One numeric field of `stock_by_cgroup`, or "-" (-1). */
+static int attr_field(const char *tok, int64_t *v)
+{
+	uint64_t u;
+
+	if (tok && !strcmp(tok, "-")) {
+		*v = -1;
+		return 0;
+	}
+	if (!tok || parse_u64(tok, &u) || u > INT64_MAX)
+		return -EPROTO;
+	*v = (int64_t)u;
+	return 0;
+}
+
+int attr_get(uint64_t id, struct attr_row *row)
+{
+	static char buf[1 << 18];
+	char *line, *save, *tok, *ts;
+	ssize_t n = statctl_read("stock_by_cgroup", buf, sizeof(buf));
+	bool on = false;
+	uint64_t got;
+	int e;
+
+	memset(row, 0, sizeof(*row));
+	row->id = id;
+	if (n < 0)
+		return (int)n;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tok = strtok_r(line, " ", &ts);
+		if (tok && !strcmp(tok, "state")) {
+			tok = strtok_r(NULL, " ", &ts);
+			on = tok && !strcmp(tok, "on");
+			continue;
+		}
+		if (tok && !strcmp(tok, "cgroup")) {
+			tok = strtok_r(NULL, " ", &ts);
+			if (!tok || parse_u64(tok, &got))
+				goto bad;
+		} else if (tok && !strcmp(tok, "other")) {
+			got = 0;
+		} else {
+			continue;	/* occupancy lines, and keys to come */
+		}
+		if (got != id)
+			continue;
+		for (e = 0; e < ATTR_NR; e++)
+			if (attr_field(strtok_r(NULL, " ", &ts), &row->ev[e]))
+				goto bad;
+		return on ? 0 : -EPROTO;
+	}
+	return on ? -ENOENT : -ENODATA;
+bad:
+	diag("stock_by_cgroup: malformed line for %" PRIu64, id);
+	return -EPROTO;
 }
 
 bool statctl_has(const char *file)

@@ -6,6 +6,9 @@
 int btf_func_id(const char *name);
 /* The value of enumerator @name (of a 32-bit enum) in vmlinux's BTF. */
 int btf_enum_value(const char *name, long *val);
+
+/* The byte offset of @member in struct @type in vmlinux's BTF, or -errno. */
+int btf_member_offset(const char *type, const char *member, long *off);
 /*
  * Load and attach an empty BPF fentry program to @func. Returns the link
  * fd (close it, and *prog_fd, to detach) or -errno.

@@ -90,6 +90,35 @@ struct hook_targets {
 /* Reads them from `hooks` while the module is loaded; 0 or -errno. */
 int hook_targets_read(struct hook_targets *t);
 
+/* ---- stock_by_cgroup ------------------------------------------------ */
+enum attr_ev {
+	ATTR_ATTEMPTS, ATTR_MISSES, ATTR_REFILLS, ATTR_DRAINS, ATTR_OBJ_MISSES,
+	ATTR_EVICTED, ATTR_NR
+};
+
+/* One cgroup's line of `stock_by_cgroup`; evicted is -1 where "-". */
+struct attr_row {
+	uint64_t id;
+	int64_t ev[ATTR_NR];
+};
+
+/*
+ * The line of cgroup @id (0: the `other` line) of `stock_by_cgroup`. 0,
+ * -ENOENT when the cgroup is not listed (all zero then), -ENODATA when
+ * the state is not `on`, -EPROTO on a malformed file (printed), -errno.
+ */
+int attr_get(uint64_t id, struct attr_row *row);
+
+/*
+ * In main(), before run_test_table(): put stock_attribution back to its
+ * value of now when the program exits (tests run in children that _exit).
+ * 0, -ENOENT without the knob, -errno.
+ */
+int stock_attribution_keep(void);
+
+/* Turn it on: 0, -ENOENT without the knob, -EOPNOTSUPP if `missing`. */
+int stock_attribution_on(void);
+
 /* ---- version -------------------------------------------------------- */
 /* `version`: value of KEY (to end of line) or -ENOENT. */
 int version_get(const char *key, char *val, size_t size);
