@@ -68,7 +68,8 @@ TEST(ChecksFirst, SweepUsageErrorsComeBeforeTheModule) {
         {{"--knob", "flush_mod", "--values", "kernel", "--workload", "slab"},
          {},
          "unknown knob `flush_mod` (the knobs are: flush_mode, flush_threshold, "
-         "flush_period_ms, update_flush_every, stock_hooks, objcg_flush_hooks)"},
+         "flush_period_ms, update_flush_every, stock_hooks, objcg_flush_hooks, "
+         "stock_attribution)"},
         {{"--knob", "flush_mode", "--values", "kernel,nevr", "--workload", "slab"},
          {},
          "--values: flush_mode rejects 'nevr': kernel, threshold, always or never"},
@@ -103,7 +104,8 @@ TEST(ChecksFirst, SweepUsageErrorsComeBeforeTheModule) {
         {with({"--knob", "flush_mod", "--values", "kernel", "--workload", "slab"}),
          {},
          "unknown knob `flush_mod` (the knobs are: flush_mode, flush_threshold, "
-         "flush_period_ms, update_flush_every, stock_hooks, objcg_flush_hooks)"},
+         "flush_period_ms, update_flush_every, stock_hooks, objcg_flush_hooks, "
+         "stock_attribution)"},
         {with({"--workload", "slab", "--warmup-runs", "1001"}),
          {},
          "--warmup-runs must be between 0 and 1000"},
@@ -230,6 +232,9 @@ TEST(ChecksFirst, KnobValuesAsTheModuleParsesThem) {
     EXPECT_EQ(knob_value_error("update_flush_every", "16777216"), std::nullopt); // 2^24
     EXPECT_NE(knob_value_error("update_flush_every", "16777217"), std::nullopt);
     EXPECT_EQ(knob_value_error("objcg_flush_hooks", "1"), std::nullopt);
+    EXPECT_EQ(knob_value_error("stock_attribution", "1"), std::nullopt);
+    EXPECT_EQ(knob_value_error("stock_attribution", "2"), "stock_attribution rejects '2': 0 or 1");
+    EXPECT_FALSE(needs_flush_control("stock_attribution", "1"));
     EXPECT_EQ(knob_value_error("brand_new_knob", "anything"), std::nullopt); // the module's call
     EXPECT_FALSE(needs_flush_control("flush_mode", "kernel"));
     EXPECT_TRUE(needs_flush_control("flush_mode", "always"));

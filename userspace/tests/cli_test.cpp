@@ -1,5 +1,7 @@
 // The CLI end to end against a fake debugfs tree: parsing, output and exit codes.
+#include <algorithm>
 #include <csignal>
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -361,6 +363,120 @@ TEST(Cli, StatsJsonIsAnObject) {
     EXPECT_EQ(j["counters"]["flush.performed"], 1200);
     EXPECT_DOUBLE_EQ(j["derived"]["charge_stock_hit_pct"].get<double>(), 95.0);
     EXPECT_FALSE(j["derived"].contains("flushes_per_sec"));
+}
+
+// The stock by cgroup: the ten with the most misses (named under the cgroup2 mount when it
+// has them), `other`, and each cpu's occupancy as bars with its mean; JSON lists all.
+TEST(Cli, StatsShowsTheStockByCgroup) {
+    const FakeDebugfs fake;
+    const testing::TempDir mount;
+    std::filesystem::create_directories(mount.path() / "a/b");
+    struct stat st {};
+    ASSERT_EQ(::stat((mount.path() / "a/b").c_str(), &st), 0);
+    std::string text = fmt::format("state on\ncgroup {} 5536 86 90 3 12 0\n", st.st_ino);
+    for (int i = 1; i <= 11; ++i) { // ids no directory has: removed cgroups
+        text += fmt::format("cgroup {} 100 {} 2 0 1 5\n", i, 20 - i);
+    }
+    text += "other 7 1 0 0 0 0\n"
+            "occupancy 0 120 30 10 0 0 0 0 0\n"
+            "occupancy 1 0 0 0 0 0 0 0 0\n";
+    fake.write("stock_by_cgroup", text);
+    CliRunner cli;
+    const std::vector<std::string> args = {"--debugfs", fake.root_string(), "stats",
+                                           "--cgroup-mount", mount.path().string()};
+    auto r = cli.run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto table = r.out.find("STOCK BY CGROUP");
+    ASSERT_NE(table, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.substr(table, r.out.find('\n', table) - table),
+              "STOCK BY CGROUP  ATTEMPTS  MISSES  REFILLS  DRAINS  OBJ_MISSES  EVICTED  PATH");
+    const auto first = r.out.find(fmt::format("\n{} ", st.st_ino), table); // most misses
+    ASSERT_NE(first, std::string::npos) << r.out;
+    const auto id_width = std::max<std::size_t>(15, std::to_string(st.st_ino).size());
+    EXPECT_EQ(r.out.substr(first, r.out.find('\n', first + 1) - first).substr(id_width + 1),
+              "      5536      86       90       3          12        0  /a/b")
+        << r.out;
+    EXPECT_NE(r.out.find("\n9                     100      11"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\n10         "), std::string::npos) << r.out; // the eleventh and more
+    EXPECT_NE(r.out.find("other                   7       1        0       0           0        0\n"
+                         "  ... 2 more cgroups (--json lists all)\n"
+                         "charge stock occupancy (memcgs in a cpu's stock, sampled every 100 ms):\n"
+                         "cpu 0: 160 samples, mean 0.31 memcgs\n"
+                         "0  120 |" +
+                         std::string(30, '@') +
+                         "|\n"
+                         "1   30 |" +
+                         std::string(7, '@') + std::string(23, ' ') +
+                         "|\n"
+                         "2   10 |" +
+                         std::string(2, '@') + std::string(28, ' ') +
+                         "|\n"
+                         "cpu 1: no samples yet\n"),
+              std::string::npos)
+        << r.out;
+    auto json_args = args;
+    json_args.emplace_back("--json");
+    r = cli.run(json_args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out)["stock_attribution"];
+    EXPECT_EQ(j["state"], "on");
+    ASSERT_EQ(j["cgroups"].size(), 12U);
+    EXPECT_EQ(j["cgroups"][0]["id"], st.st_ino);
+    EXPECT_EQ(j["cgroups"][0]["cgroup"], "/a/b");
+    EXPECT_EQ(j["cgroups"][0]["misses"], 86);
+    EXPECT_EQ(j["cgroups"][0]["evicted"], 0);
+    EXPECT_TRUE(j["cgroups"][1]["cgroup"].is_null()); // removed
+    EXPECT_EQ(j["other"]["attempts"], 7);
+    ASSERT_EQ(j["occupancy"].size(), 2U);
+    EXPECT_EQ(j["occupancy"][0]["cpu"], 0);
+    EXPECT_EQ(j["occupancy"][0]["samples"], nlohmann::json::parse("[120,30,10,0,0,0,0,0]"));
+    EXPECT_DOUBLE_EQ(j["occupancy"][0]["mean"].get<double>(), 0.3125);
+    EXPECT_TRUE(j["occupancy"][1]["mean"].is_null());
+}
+
+TEST(Cli, StatsSaysWhyTheStockByCgroupIsEmpty) {
+    const FakeDebugfs fake;
+    CliRunner cli;
+    // 6.1, 6.12: EVICTED `-`, never 0; no occupancy.
+    fake.write("stock_by_cgroup", testing::sample_stock_by_cgroup_single);
+    auto r = cli.run({"--debugfs", fake.root_string(), "stats"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(
+        r.out.find("other                   7       1        0       0           0        -\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("occupancy"), std::string::npos) << r.out;
+    r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
+    EXPECT_TRUE(nlohmann::json::parse(r.out)["stock_attribution"]["other"]["evicted"].is_null());
+    const std::vector<std::pair<std::string, std::string>> why = {
+        {"state off\n",
+         "charge stock by cgroup: not counted (memcg-statctl set stock_attribution 1)\n"},
+        {"state missing\n", "charge stock by cgroup: not available on this kernel (the kernel "
+                            "log says why)\n"},
+    };
+    for (const auto& [file, line] : why) {
+        fake.write("stock_by_cgroup", file);
+        r = cli.run({"--debugfs", fake.root_string(), "stats"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("STOCK BY CGROUP"), std::string::npos) << r.out;
+        r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
+        const auto j = nlohmann::json::parse(r.out)["stock_attribution"];
+        EXPECT_EQ(j["state"], file.substr(6, file.size() - 7));
+        EXPECT_TRUE(j["cgroups"].empty());
+        EXPECT_TRUE(j["other"].is_null());
+    }
+    // A module older than the file: nothing said, null in JSON.
+    fake.remove("stock_by_cgroup");
+    r = cli.run({"--debugfs", fake.root_string(), "stats"});
+    EXPECT_EQ(r.out.find("charge stock by cgroup"), std::string::npos) << r.out;
+    r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
+    EXPECT_TRUE(nlohmann::json::parse(r.out)["stock_attribution"].is_null());
+    // Malformed: exit 1 naming the file.
+    fake.write("stock_by_cgroup", "state on\ncgroup 1 2\nother 0 0 0 0 0 0\n");
+    r = cli.run({"--debugfs", fake.root_string(), "stats"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("malformed stock_by_cgroup line 2"), std::string::npos) << r.err;
 }
 
 TEST(Cli, WatchPrintsPerIntervalRates) {

@@ -23,6 +23,20 @@ TEST(DebugfsClient, ReadsTheThreeFiles) {
     EXPECT_EQ(client.stats().get("flush.requests"), 1234U);
 }
 
+TEST(DebugfsClient, StockAttributionIsOptionalAndNoKnob) {
+    const FakeDebugfs fake;
+    const DebugfsClient client(fake.root());
+    EXPECT_EQ(client.stock_attribution(), std::nullopt); // a module older than the file
+    fake.write("stock_by_cgroup", testing::sample_stock_by_cgroup);
+    const auto a = client.stock_attribution();
+    ASSERT_TRUE(a.has_value());
+    EXPECT_TRUE(a->on());
+    EXPECT_EQ(a->cgroups.size(), 2U);
+    EXPECT_FALSE(client.is_knob("stock_by_cgroup")); // read-only
+    fake.write("stock_by_cgroup", "state on\n");     // no `other` line
+    EXPECT_THROW((void)client.stock_attribution(), ToolError);
+}
+
 TEST(DebugfsClient, DiscoversKnobsFromWritableFiles) {
     const FakeDebugfs fake;
     using std::filesystem::perms;

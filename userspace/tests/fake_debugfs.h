@@ -49,6 +49,20 @@ inline constexpr std::string_view sample_stats = "flush.requests 1234\n"
                                                  "charge_stock.attempts 1000\n"
                                                  "charge_stock.misses 50\n";
 
+// `stock_by_cgroup` with the knob stock_attribution on, as a 7.x kernel's module writes it
+// (EVICTED counted, the occupancy of stocks of 7 slots on two cpus), and as 6.1's and 6.12's
+// (EVICTED `-`, no occupancy).
+inline constexpr std::string_view sample_stock_by_cgroup = "state on\n"
+                                                           "cgroup 4219 5536 86 90 3 12 0\n"
+                                                           "cgroup 4301 100 2 2 0 1 5\n"
+                                                           "other 0 0 0 0 0 0\n"
+                                                           "occupancy 0 120 30 10 0 0 0 0 0\n"
+                                                           "occupancy 1 10 40 50 20 0 0 0 0\n";
+inline constexpr std::string_view sample_stock_by_cgroup_single = "state on\n"
+                                                                  "cgroup 4219 5536 86 90 3 12 -\n"
+                                                                  "cgroup 4301 100 2 2 0 1 -\n"
+                                                                  "other 7 1 0 0 0 -\n";
+
 // `flush_latency` as the module writes it: 41 log2 buckets, [0,1), [1,2) ... [2^39,inf),
 // with `counts` {bucket index, count} and 0 elsewhere.
 std::string flush_latency_text(const std::vector<std::pair<int, std::uint64_t>>& counts);

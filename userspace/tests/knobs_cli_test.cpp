@@ -144,6 +144,18 @@ TEST(KnobsCli, NoFlushControlSaysSoAndPointsToStatus) {
                      "`memcg-statctl status`)\n");
 }
 
+TEST(KnobsCli, StockAttributionOnAKernelWithoutItSaysSo) {
+    const FakeDebugfs fake;
+    using std::filesystem::perms;
+    fake.write("stock_attribution", "0\n", perms::owner_read | perms::owner_write);
+    CliRunner cli;
+    cli.writer = failing_with(EOPNOTSUPP);
+    const auto r = cli.run({"--debugfs", fake.root_string(), "set", "stock_attribution", "1"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "memcg-statctl: stock attribution is not available on this kernel (it "
+                     "lacks something the counting needs; the kernel log says why)\n");
+}
+
 TEST(KnobsCli, OtherWriteErrorsNameValueKnobAndErrno) {
     const FakeDebugfs fake;
     CliRunner cli;

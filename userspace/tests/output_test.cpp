@@ -309,7 +309,9 @@ TEST(OutputJson, StatsNullForUndefinedDerived) {
     StatsReport r{parse_stats("flush.performed 0\nflush.ns_total 0\n"),
                   {{"ns_per_flush", "ns", std::nullopt}},
                   std::nullopt,
-                  std::nullopt};
+                  std::nullopt,
+                  std::nullopt,
+                  {}};
     std::ostringstream out;
     make_output(OutputFormat::json, out)->stats(r);
     const auto j = nlohmann::json::parse(out.str());

@@ -1,4 +1,5 @@
-// `stats`: the module's counters with derived values, once or as per-interval rates; or,
+// `stats`: the module's counters with derived values (once: with the charge stock events by
+// cgroup, `stock_by_cgroup`), or as per-interval rates; or,
 // with --openmetrics, the same as Prometheus metrics on stdout, and with --textfile-dir DIR
 // [--interval S] written atomically to DIR/memcg_statctl.prom every S seconds for
 // node_exporter's textfile collector, until SIGINT or SIGTERM. The metrics report
@@ -11,12 +12,14 @@
 
 #include <fmt/ostream.h>
 
+#include "cgroup/hierarchy.h"
 #include "commands/cli.h"
 #include "debugfs/counters.h"
 #include "output/openmetrics.h"
 #include "run/environment.h"
 #include "run/signal_guard.h"
 #include "text_util.h"
+#include "top/top.h"
 
 namespace memcg_statctl {
 namespace {
@@ -153,7 +156,20 @@ struct StatsOptions {
     double watch = 0; // seconds between samples; 0 = print once
     int count = 0;    // intervals to print with --watch; 0 = until SIGINT or SIGTERM
     OpenMetricsOptions openmetrics;
+    std::string cgroup_mount; // empty: the cgroup2 mount of /proc/self/mounts
 };
+
+// The paths of the cgroups `stock_by_cgroup` lists, as `top` names them: by walking the
+// cgroup2 mount (none without one).
+std::map<std::uint64_t, std::string> stock_cgroup_paths(const StockAttribution& a,
+                                                        const std::string& mount_option) {
+    if (a.cgroups.empty()) {
+        return {};
+    }
+    auto mount = mount_option.empty() ? find_cgroup2_mount(read_file("/proc/self/mounts"))
+                                      : std::optional<std::filesystem::path>(mount_option);
+    return mount ? cgroup_paths_by_id(*mount) : std::map<std::uint64_t, std::string>{};
+}
 
 IntervalReport make_interval(int index, double requested, double seconds,
                              const ModuleSample& before, const ModuleSample& after) {
@@ -191,6 +207,10 @@ void run_stats(const Context& ctx, const StatsOptions& opt) {
         report.counters = client.stats();
         report.flush_latency = client.flush_latency();
         report.flush_reasons = client.flush_reasons();
+        report.stock_attribution = client.stock_attribution();
+        if (report.stock_attribution) {
+            report.cgroup_paths = stock_cgroup_paths(*report.stock_attribution, opt.cgroup_mount);
+        }
         report.derived = derive(report.counters, std::nullopt, report.flush_latency);
         output->stats(report);
         return;
@@ -236,6 +256,16 @@ Command add_stats_command(CLI::App& app, Context& ctx) {
         ->check(positive<int>())
         ->needs(watch);
     add_openmetrics_options(*sub, opt->openmetrics);
+    sub->add_option("--cgroup-mount", opt->cgroup_mount,
+                    "the cgroup2 mount whose directories name the cgroups of the stock table "
+                    "(default: the one in /proc/self/mounts)")
+        ->type_name("DIR")
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+                std::error_code ec;
+                return std::filesystem::is_directory(v, ec) ? std::string() : "must be a directory";
+            },
+            "", "directory"));
     return {sub, [&ctx, opt] { run_stats(ctx, *opt); }};
 }
 

@@ -1,7 +1,8 @@
 // `top`: a refreshing screen, as systemd-cgtop's, of each cgroup's stat updates no flush has
-// folded in yet (the module's `pending`) and the flush requests of each interval by reason;
-// with --json, or when stdout is no terminal, one JSON object per line instead. Reading
-// `pending` takes no rstat lock and flushes nothing (module/ABI.md).
+// folded in yet (the module's `pending`), its charge stock misses and drains of each interval
+// (`stock_by_cgroup`, while the knob stock_attribution is 1) and the flush requests of each
+// interval by reason; with --json, or when stdout is no terminal, one JSON object per line
+// instead. Reading `pending` takes no rstat lock and flushes nothing (module/ABI.md).
 #include "top/top.h"
 
 #include <sys/ioctl.h>
@@ -77,6 +78,7 @@ void run_top(const Context& ctx, const TopOptions& opt) {
     const SignalGuard signals;
     clear_stop_signal();
     auto reasons_before = client.flush_reasons();
+    auto stock_before = client.stock_attribution();
     double t_before = ctx.env.now();
     std::map<std::uint64_t, std::string> paths; // cgroup names by id, from the last walk
     int walked_at = -rewalk_every;
@@ -93,6 +95,7 @@ void run_top(const Context& ctx, const TopOptions& opt) {
             throw ToolError("the module's `pending` file disappeared");
         }
         const auto reasons_after = client.flush_reasons();
+        const auto stock_after = client.stock_attribution();
         const double t_after = ctx.env.now();
         f.pending = std::move(*pending);
         if (client.is_knob("flush_mode")) {
@@ -106,15 +109,20 @@ void run_top(const Context& ctx, const TopOptions& opt) {
                 c.requests = c.performed = 0;
             }
         }
+        if (stock_after) {
+            f.stock = i > 0 && stock_before ? attribution_delta(*stock_before, *stock_after)
+                                            : attribution_zeroed(*stock_after);
+        }
         // A new cgroup is named at once; a renamed one within rewalk_every refreshes.
-        if (i - walked_at >= rewalk_every || !names_every_cgroup(f.pending, paths)) {
+        if (i - walked_at >= rewalk_every ||
+            !names_every_cgroup(f.pending, paths, f.stock ? &*f.stock : nullptr)) {
             paths = cgroup_paths_by_id(mount);
             walked_at = i;
         }
-        const auto all = top_rows(f.pending, paths, sort, 0);
+        const auto all = top_rows(f.pending, paths, sort, 0, f.stock);
         f.cgroups = all.size();
-        // On a screen: what fits under the header (6 lines) unless --limit says otherwise.
-        const std::size_t fit = term.rows > 7 ? term.rows - 7 : 0;
+        // On a screen: what fits under the header (7 lines) unless --limit says otherwise.
+        const std::size_t fit = term.rows > 8 ? term.rows - 8 : 0;
         const std::size_t limit = opt.limit > 0 ? opt.limit : (screen ? fit : 0);
         f.rows = limit > 0 && all.size() > limit
                      ? std::vector<TopRow>(all.begin(), all.begin() + static_cast<long>(limit))
@@ -127,6 +135,7 @@ void run_top(const Context& ctx, const TopOptions& opt) {
         }
         ctx.env.out.flush();
         reasons_before = reasons_after;
+        stock_before = stock_after;
         t_before = t_after;
     }
     clear_stop_signal();
@@ -136,7 +145,8 @@ void run_top(const Context& ctx, const TopOptions& opt) {
 
 Command add_top_command(CLI::App& app, Context& ctx) {
     auto* sub = app.add_subcommand(
-        "top", "live, per cgroup: stat updates no flush has folded in yet; flushes by reason");
+        "top", "live, per cgroup: stat updates no flush has folded in yet, charge stock misses "
+               "and drains; flushes by reason");
     auto opt = std::make_shared<TopOptions>();
     sub->add_option("-d,--interval", opt->interval, "seconds between refreshes (default 1)")
         ->type_name("SEC")

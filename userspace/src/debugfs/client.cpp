@@ -28,13 +28,15 @@ struct KnobSpec {
     bool zero_ok = false;
     std::string_view kernel_value{}; // a flush knob's value that needs no flush control
     bool flush = false;              // needs flush control for every other value
+    // What a write refused with EOPNOTSUPP means; empty: no flush control.
+    std::string_view unsupported{};
 };
 
 constexpr std::uint64_t two_to(unsigned bits) {
     return std::uint64_t{1} << bits;
 }
 
-constexpr std::array<KnobSpec, 6> knobs = {{
+constexpr std::array<KnobSpec, 7> knobs = {{
     {.name = "flush_mode",
      .accepted = "kernel, threshold, always or never",
      .words = {"kernel", "threshold", "always", "never"},
@@ -58,6 +60,11 @@ constexpr std::array<KnobSpec, 6> knobs = {{
      .flush = true},
     {.name = "stock_hooks", .accepted = "0 or 1", .max = 1},
     {.name = "objcg_flush_hooks", .accepted = "0 or 1", .max = 1},
+    {.name = "stock_attribution",
+     .accepted = "0 or 1",
+     .max = 1,
+     .unsupported = "stock attribution is not available on this kernel (it lacks something "
+                    "the counting needs; the kernel log says why)"},
 }};
 
 const KnobSpec* find_knob(std::string_view name) {
@@ -168,6 +175,15 @@ std::optional<Pending> DebugfsClient::pending() const {
     return parse_pending(read(pending_file));
 }
 
+std::optional<StockAttribution> DebugfsClient::stock_attribution() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(root_ / stock_attribution_file, ec)) {
+        require_still_module();
+        return std::nullopt;
+    }
+    return parse_stock_attribution(read(stock_attribution_file));
+}
+
 ModuleSample read_module_sample(const DebugfsClient& client) {
     // Braced: evaluated in order, the counters first.
     return {client.stats(), client.flush_latency(), client.flush_reasons()};
@@ -233,9 +249,14 @@ void DebugfsClient::write_knob(std::string_view name, std::string_view value) co
     case EPERM:
         throw ToolError("debugfs refuses writes (kernel lockdown?): set knobs as module "
                         "parameters at load");
-    case EOPNOTSUPP:
+    case EOPNOTSUPP: {
+        const auto* k = find_knob(name);
+        if (k != nullptr && !k->unsupported.empty()) {
+            throw ToolError(std::string(k->unsupported));
+        }
         throw ToolError("flush control is not available on this kernel (see `memcg-statctl "
                         "status`)");
+    }
     default:
         throw ToolError(
             fmt::format("cannot write \"{}\" to {}: {}", value, name, std::strerror(err)));

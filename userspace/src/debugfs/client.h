@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "debugfs/attribution.h"
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
 #include "debugfs/pending.h"
@@ -69,6 +70,9 @@ public:
     // The updates no flush has folded in yet; nullopt when the module has no `pending` file
     // (version's `pending` says `missing`, or a module older than the file).
     std::optional<Pending> pending() const;
+    // The stock events per cgroup (`stock_by_cgroup`); nullopt when the module has no such
+    // file (a module older than the file).
+    std::optional<StockAttribution> stock_attribution() const;
 
     // Every access below throws ToolError on failure; when the failure is that the module's
     // files are gone (unloaded, debugfs unmounted), that of require_still_module().
@@ -83,7 +87,8 @@ public:
     std::string read_knob(std::string_view name) const; // value without trailing newline
     // Throws ToolError (exit 1) with one line saying what to do when the write fails:
     // EINVAL "<knob> rejects '<value>': <knob_accepted_values()>", EPERM (debugfs locked
-    // down: set knobs as module parameters), EOPNOTSUPP (no flush control on this kernel).
+    // down: set knobs as module parameters), EOPNOTSUPP (no flush control on this kernel;
+    // for stock_attribution: the kernel lacks what it needs).
     void write_knob(std::string_view name, std::string_view value) const;
     void reset_counters() const;
 

@@ -23,6 +23,30 @@ std::string bound_label(std::uint64_t v) {
     return fmt::format("{}{}", v, suffixes.at(k));
 }
 
+std::string labelled_bars(const std::vector<std::pair<std::string, std::uint64_t>>& rows,
+                          std::size_t width) {
+    std::uint64_t max = 0;
+    std::size_t label_width = 0;
+    std::size_t count_width = 0;
+    for (const auto& [label, count] : rows) {
+        label_width = std::max(label_width, label.size());
+        count_width = std::max(count_width, std::to_string(count).size());
+        max = std::max(max, count);
+    }
+    if (max == 0) {
+        return {};
+    }
+    std::string out;
+    for (const auto& [label, count] : rows) {
+        // In double: count * width could overflow a u64; a bar needs no more precision.
+        const auto bar = static_cast<std::size_t>(
+            static_cast<double>(count) * static_cast<double>(width) / static_cast<double>(max));
+        out += fmt::format("{:<{}}  {:>{}} |{:<{}}|\n", label, label_width, count, count_width,
+                           std::string(bar, '@'), width);
+    }
+    return out;
+}
+
 std::string histogram_bars(const LatencyHistogram& h, std::size_t width) {
     const auto& b = h.buckets;
     const auto nonempty = [](const HistogramBucket& x) { return x.count > 0; };
@@ -31,27 +55,13 @@ std::string histogram_bars(const LatencyHistogram& h, std::size_t width) {
         return {};
     }
     const auto last = std::find_if(b.rbegin(), b.rend(), nonempty).base(); // one past
-    std::vector<std::string> labels;
-    std::uint64_t max = 0;
-    std::size_t label_width = 0;
-    std::size_t count_width = 0;
+    std::vector<std::pair<std::string, std::uint64_t>> rows;
     for (auto it = first; it != last; ++it) {
-        labels.push_back(fmt::format("[{}, {})", bound_label(it->lo),
-                                     it->hi ? bound_label(*it->hi) : std::string("inf")));
-        label_width = std::max(label_width, labels.back().size());
-        count_width = std::max(count_width, std::to_string(it->count).size());
-        max = std::max(max, it->count);
+        rows.emplace_back(fmt::format("[{}, {})", bound_label(it->lo),
+                                      it->hi ? bound_label(*it->hi) : std::string("inf")),
+                          it->count);
     }
-    std::string out;
-    std::size_t i = 0;
-    for (auto it = first; it != last; ++it, ++i) {
-        // In double: count * width could overflow a u64; a bar needs no more precision.
-        const auto bar = static_cast<std::size_t>(
-            static_cast<double>(it->count) * static_cast<double>(width) / static_cast<double>(max));
-        out += fmt::format("{:<{}}  {:>{}} |{:<{}}|\n", labels[i], label_width, it->count,
-                           count_width, std::string(bar, '@'), width);
-    }
-    return out;
+    return labelled_bars(rows, width);
 }
 
 std::string latency_text(const LatencyHistogram& h) {

@@ -1,3 +1,4 @@
+#include <map>
 #include <memory>
 
 #include "output/output.h"
@@ -20,6 +21,39 @@ Json value_json(const std::string& value) {
 
 Json values_json(const NameValues& nv) {
     return pairs_json(nv, value_json);
+}
+
+Json stock_counts_json(const StockCounts& c) {
+    return {
+        {"attempts", c.attempts},     {"misses", c.misses},
+        {"refills", c.refills},       {"drains", c.drains},
+        {"obj_misses", c.obj_misses}, {"evicted", c.evicted ? Json(*c.evicted) : Json(nullptr)}};
+}
+
+// {"state", "cgroups": [{"id", "cgroup" (its path, null when unknown), the six counts}],
+// "other" (null unless on), "occupancy": [{"cpu", "samples", "mean"}]}; null without the file.
+Json stock_attribution_json(const std::optional<StockAttribution>& a,
+                            const std::map<std::uint64_t, std::string>& paths) {
+    if (!a) {
+        return nullptr;
+    }
+    Json cgroups = Json::array();
+    for (const auto& c : a->cgroups) {
+        const auto it = paths.find(c.id);
+        Json row = {{"id", c.id}, {"cgroup", it != paths.end() ? Json(it->second) : Json(nullptr)}};
+        row.update(stock_counts_json(c.counts));
+        cgroups.push_back(std::move(row));
+    }
+    Json occupancy = Json::array();
+    for (const auto& o : a->occupancy) {
+        const auto mean = o.mean();
+        occupancy.push_back(
+            {{"cpu", o.cpu}, {"samples", o.samples}, {"mean", mean ? Json(*mean) : Json(nullptr)}});
+    }
+    return {{"state", state_name(a->state)},
+            {"cgroups", cgroups},
+            {"other", a->on() ? stock_counts_json(a->other) : Json(nullptr)},
+            {"occupancy", occupancy}};
 }
 
 } // namespace
@@ -59,10 +93,12 @@ void JsonOutput::status(const StatusReport& r) {
 
 template <>
 void JsonOutput::stats(const StatsReport& r) {
-    const Json j = {{"counters", counters_json(r.counters)},
-                    {"derived", derived_json(r.derived)},
-                    {"flush_latency", latency_json(r.flush_latency)},
-                    {"flush_reasons", reasons_json(r.flush_reasons)}};
+    const Json j = {
+        {"counters", counters_json(r.counters)},
+        {"derived", derived_json(r.derived)},
+        {"flush_latency", latency_json(r.flush_latency)},
+        {"flush_reasons", reasons_json(r.flush_reasons)},
+        {"stock_attribution", stock_attribution_json(r.stock_attribution, r.cgroup_paths)}};
     out_ << j.dump(2) << '\n';
 }
 

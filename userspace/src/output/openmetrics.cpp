@@ -116,6 +116,9 @@ constexpr auto knob_specs = std::to_array<Spec>({
      MetricType::gauge},
     {"objcg_flush_hooks", "knob_objcg_flush_hooks",
      "Knob objcg_flush_hooks: 1 when objcg_vmstat.flushes is counted.", 1, MetricType::gauge},
+    {"stock_attribution", "knob_stock_attribution",
+     "Knob stock_attribution: 1 while per-cgroup stock attribution is counted.", 1,
+     MetricType::gauge},
 });
 
 // The values a knob can take, for an enum-style gauge: one sample per value, 1 for the

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cgroup/memory_stat.h"
+#include "debugfs/attribution.h"
 #include "debugfs/counters.h"
 #include "debugfs/histogram.h"
 #include "debugfs/reasons.h"
@@ -38,6 +40,10 @@ struct StatsReport {
     std::vector<DerivedValue> derived;
     std::optional<LatencyHistogram> flush_latency; // nullopt: the module has no such file
     std::optional<FlushReasons> flush_reasons;     // nullopt: the module has no such file
+    // The charge stock events by cgroup (`stock_by_cgroup`); nullopt: no such file.
+    std::optional<StockAttribution> stock_attribution;
+    // Its cgroups' paths under the cgroup2 mount, by id (a removed cgroup has none).
+    std::map<std::uint64_t, std::string> cgroup_paths;
 };
 
 struct CounterRate {

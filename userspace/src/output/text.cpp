@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -63,6 +64,74 @@ void print_reasons(std::ostream& out, const FlushReasons& r) {
     if (r.callers.size() > max_callers) {
         fmt::print(out, "  ... {} more callers (--json lists all)\n",
                    r.callers.size() - max_callers);
+    }
+}
+
+std::string count_or_dash(const std::optional<std::uint64_t>& v) {
+    return v ? std::to_string(*v) : std::string("-");
+}
+
+// The cgroups with the most charge stock misses (at most ten), then `other`; then each cpu's
+// stock occupancy as bars (7.x). One line saying why when it is not counted.
+void print_stock_attribution(std::ostream& out, const StockAttribution& a,
+                             const std::map<std::uint64_t, std::string>& paths) {
+    constexpr std::size_t max_cgroups = 10;
+    if (a.state == StockAttributionState::off) {
+        fmt::print(out, "charge stock by cgroup: not counted (memcg-statctl set {} 1)\n",
+                   stock_attribution_knob);
+        return;
+    }
+    if (a.state == StockAttributionState::missing) {
+        fmt::print(out, "charge stock by cgroup: not available on this kernel (the kernel log "
+                        "says why)\n");
+        return;
+    }
+    auto cgroups = a.cgroups;
+    std::stable_sort(cgroups.begin(), cgroups.end(), [](const auto& x, const auto& y) {
+        return x.counts.misses > y.counts.misses;
+    });
+    const auto counts = [](std::vector<std::string> cells, const StockCounts& c) {
+        for (const auto v : {c.attempts, c.misses, c.refills, c.drains, c.obj_misses}) {
+            cells.push_back(std::to_string(v));
+        }
+        cells.push_back(count_or_dash(c.evicted));
+        return cells;
+    };
+    TextTable t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                 Align::right, Align::left});
+    t.row({"STOCK BY CGROUP", "ATTEMPTS", "MISSES", "REFILLS", "DRAINS", "OBJ_MISSES", "EVICTED",
+           "PATH"});
+    for (std::size_t i = 0; i < cgroups.size() && i < max_cgroups; ++i) {
+        const auto it = paths.find(cgroups[i].id);
+        auto cells = counts({std::to_string(cgroups[i].id)}, cgroups[i].counts);
+        cells.push_back(it != paths.end() ? it->second : std::string("-"));
+        t.row(std::move(cells));
+    }
+    t.row(counts({"other"}, a.other));
+    t.print(out);
+    if (cgroups.size() > max_cgroups) {
+        fmt::print(out, "  ... {} more cgroups (--json lists all)\n", cgroups.size() - max_cgroups);
+    }
+    if (a.occupancy.empty()) {
+        return;
+    }
+    fmt::print(out, "charge stock occupancy (memcgs in a cpu's stock, sampled every 100 ms):\n");
+    for (const auto& o : a.occupancy) {
+        const auto mean = o.mean();
+        if (!mean) {
+            fmt::print(out, "cpu {}: no samples yet\n", o.cpu);
+            continue;
+        }
+        fmt::print(out, "cpu {}: {} samples, mean {:.2f} memcgs\n", o.cpu, o.total(), *mean);
+        // From 0 memcgs to the most that were seen.
+        std::vector<std::pair<std::string, std::uint64_t>> rows;
+        for (std::size_t k = 0; k < o.samples.size(); ++k) {
+            rows.emplace_back(std::to_string(k), o.samples[k]);
+        }
+        while (!rows.empty() && rows.back().second == 0) {
+            rows.pop_back();
+        }
+        out << labelled_bars(rows, 30);
     }
 }
 
@@ -199,6 +268,9 @@ void TextOutput::stats(const StatsReport& r) {
     }
     if (r.flush_latency) {
         out_ << latency_text(*r.flush_latency);
+    }
+    if (r.stock_attribution) {
+        print_stock_attribution(out_, *r.stock_attribution, r.cgroup_paths);
     }
 }
 
