@@ -95,6 +95,7 @@ static const struct spec specs[] = {
 	{ "update_flush_every", K_NUM, 0, 1ULL << 24, 0, 0 },
 	{ "stock_hooks", K_NUM, 0, 1, 0, 0 },
 	{ "objcg_flush_hooks", K_NUM, 0, 1, 0, 0 },
+	{ "stock_attribution", K_NUM, 0, 1, 0, 0 },
 	{ "reset", K_RESET, 0, 0, 0, 0 },
 };
 
