@@ -142,6 +142,15 @@ Parsed parse(const std::string& s, T& value) {
 
 } // namespace option_checks_detail
 
+// An existing directory (--cgroup-mount of stats and top): "must be a directory" otherwise.
+inline CLI::Validator existing_directory() {
+    return {[](const std::string& v) -> std::string {
+                std::error_code ec;
+                return std::filesystem::is_directory(v, ec) ? std::string() : "must be a directory";
+            },
+            "", "directory"};
+}
+
 // value > 0 (and finite). For an integral T, a value above its maximum is out of range too.
 template <typename T>
 CLI::Validator positive() {

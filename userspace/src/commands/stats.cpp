@@ -260,12 +260,7 @@ Command add_stats_command(CLI::App& app, Context& ctx) {
                     "the cgroup2 mount whose directories name the cgroups of the stock table "
                     "(default: the one in /proc/self/mounts)")
         ->type_name("DIR")
-        ->check(CLI::Validator(
-            [](const std::string& v) -> std::string {
-                std::error_code ec;
-                return std::filesystem::is_directory(v, ec) ? std::string() : "must be a directory";
-            },
-            "", "directory"));
+        ->check(existing_directory());
     return {sub, [&ctx, opt] { run_stats(ctx, *opt); }};
 }
 

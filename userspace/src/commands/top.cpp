@@ -172,12 +172,7 @@ Command add_top_command(CLI::App& app, Context& ctx) {
                     "the cgroup2 mount whose directories name the cgroups (default: the one "
                     "in /proc/self/mounts)")
         ->type_name("DIR")
-        ->check(CLI::Validator(
-            [](const std::string& v) -> std::string {
-                std::error_code ec;
-                return std::filesystem::is_directory(v, ec) ? std::string() : "must be a directory";
-            },
-            "", "directory"));
+        ->check(existing_directory());
     sub->add_flag("--json", opt->json,
                   "print one JSON object per refresh, one per line (also when stdout is no "
                   "terminal)");
