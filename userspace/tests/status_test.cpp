@@ -131,6 +131,16 @@ TEST(StatusProblems, MissingHookIsAProblemOnlyWhenItsNameHasNoOtherRow) {
               "the README");
 }
 
+TEST(StatusProblems, MissingAttributionHookIsNotAProblem) {
+    // Its absence shows in stock_by_cgroup (`state missing`); a failed one still counts.
+    const auto ps = problems(version_with("available", "none"),
+                             "attr.evicted drain_stock refill_stock direct missing 0\n"
+                             "attr.drains drain_stock - direct failed 0\n");
+    ASSERT_EQ(ps.size(), 1U);
+    EXPECT_EQ(ps[0].kind, ProblemKind::hook_failed);
+    EXPECT_NE(ps[0].message.find("attr.drains"), std::string::npos) << ps[0].message;
+}
+
 TEST(StatusProblems, FlushControlMissingStandsForItsMissingHooks) {
     const auto ps = problems(version_with("missing", "none"),
                              "flush __mem_cgroup_flush_stats - redirect missing 0\n"

@@ -224,6 +224,11 @@ std::vector<StatusProblem> find_status_problems(const VersionInfo& version,
     const bool flush_missing = version.get("flush_control") == "missing";
     if (!flush_missing) {
         for (const auto& name : names_in_state(hooks, "missing")) {
+            // attr.* rows feed only the opt-in stock_by_cgroup file, which then says `state
+            // missing` and whose knob refuses to turn on: a feature absent, not a broken count.
+            if (name.starts_with("attr.")) {
+                continue;
+            }
             const auto rows = hooks_named(hooks, name);
             const bool all_missing = std::all_of(
                 rows.begin(), rows.end(), [](const HookEntry* h) { return h->state == "missing"; });
