@@ -11,7 +11,8 @@
  *          - one writer per knob: flush_mode over its four modes,
  *            flush_threshold 0, 1, 64, the kernel's (64 x online cpus),
  *            2^40, 2^62; flush_period_ms 0, 10, 500, 2000 (the kernel's),
- *            3600000; update_flush_every 0, 1, 32, 2^24; stock_hooks 0, 1.
+ *            3600000; update_flush_every 0, 1, 32, 2^24; stock_hooks,
+ *            objcg_flush_hooks and stock_attribution 0, 1.
  *            The valid values are written in turn (from a random one);
  *            every fifth write, from the first, is invalid (out of range
  *            or malformed) and must fail with EINVAL; a valid one must
@@ -29,8 +30,8 @@
  *            ones must fail with EINVAL and start no epoch, so a wrong
  *            reset shows as a counter going down. In the last quarter of
  *            the run it writes only invalid values: one epoch spans it;
- *          - readers: two of `stats`, one of `hooks`, one of the knobs and
- *            `version`;
+ *          - readers: two of `stats`, one of `hooks`, one of the knobs,
+ *            `version` and `stock_by_cgroup`;
  *          - a load, one child of each kind per cpu: page faults in memcg
  *            leaves, slab objects (tmpfs files created and unlinked) in
  *            memcg leaves, memory.stat readers of those leaves, and leaves
@@ -43,7 +44,10 @@
  *          two reads of one epoch; the hits of a hook attached at two
  *          reads did not go down; the sets of counters and hooks and the
  *          `version` text never changed; no hook `failed`; every knob
- *          always read a value it allows; no value looks like a wrapped
+ *          always read a value it allows; `stock_by_cgroup` always reads
+ *          as its kinds of line (state on or off, cgroup, other, occupancy,
+ *          occupancy_state); no value of `stats` or `stock_by_cgroup`
+ *          looks like a wrapped
  *          negative number; no load child failed. Afterwards, knobs
  *          back to their values from before and the load gone, at
  *          quiescence: flush.requests = flush.performed + flush.skipped
@@ -54,7 +58,9 @@
  *          Without flush control (version's flush_control not `available`,
  *          e.g. PREEMPT_RT 6.1) the same, except that every write of a
  *          flush knob must fail with EOPNOTSUPP (EINVAL allowed for an
- *          invalid value) and the flush invariant is not judged.
+ *          invalid value) and the flush invariant is not judged. Where
+ *          stock attribution is `missing` (cgroup v1), its knob must refuse
+ *          1 with EOPNOTSUPP and may take 0.
  *  unload_restores_kernel_flush  From the knob values the stress ended
  *          with, unload: no function the module hooked keeps an ftrace
  *          callback (tracefs enabled_functions) and the kernel flushes as
@@ -95,6 +101,7 @@
 #define CHURN_PAGES	32	/* anonymous pages of a short-lived leaf */
 #define SHOW_MAX	5	/* violations printed per thread */
 #define INVALID_1_IN	5	/* every 5th write is invalid, from the first */
+#define ATTR_BUF	(256 << 10)	/* stock_by_cgroup: 2 x 256 slots and more */
 
 static unsigned int duration_s = DEFAULT_S;
 static unsigned int seed;
@@ -145,6 +152,13 @@ static const char *const mode_names[] = {
 	"kernel", "threshold", "always", "never",
 };
 
+/* What a knob's writes need, else they are refused with EOPNOTSUPP. */
+enum needs {
+	NEEDS_NOTHING,
+	NEEDS_FLUSH_CTL,	/* flush control: every write is refused */
+	NEEDS_ATTRIBUTION,	/* stock_by_cgroup not `missing`: 0 is taken */
+};
+
 struct knob {
 	const char *name;
 	const char *const *good;
@@ -152,19 +166,22 @@ struct knob {
 	bool mode;		/* a mode name, else a number in 0..max */
 	unsigned long long max;
 	unsigned long long min_nonzero;	/* flush_period_ms: 0 or 10.. */
-	bool flush;		/* a flush knob: refused without flush control */
+	enum needs needs;	/* what a write of 1 or more must have */
 };
 
 static const struct knob knobs[] = {
-	{ "flush_mode", mode_good, mode_bad, true, 0, 0, true },
+	{ "flush_mode", mode_good, mode_bad, true, 0, 0, NEEDS_FLUSH_CTL },
 	{ "flush_threshold", threshold_good, threshold_bad, false,
-	  1ULL << 62, 0, true },
+	  1ULL << 62, 0, NEEDS_FLUSH_CTL },
 	{ "flush_period_ms", period_good, period_bad, false, 3600000, 10,
-	  true },
+	  NEEDS_FLUSH_CTL },
 	{ "update_flush_every", every_good, every_bad, false, 1 << 24, 0,
-	  true },
-	{ "stock_hooks", stock_good, stock_bad, false, 1, 0, false },
-	{ "objcg_flush_hooks", stock_good, stock_bad, false, 1, 0, false },
+	  NEEDS_FLUSH_CTL },
+	{ "stock_hooks", stock_good, stock_bad, false, 1, 0, NEEDS_NOTHING },
+	{ "objcg_flush_hooks", stock_good, stock_bad, false, 1, 0,
+	  NEEDS_NOTHING },
+	{ "stock_attribution", stock_good, stock_bad, false, 1, 0,
+	  NEEDS_ATTRIBUTION },
 };
 
 /*
@@ -175,10 +192,20 @@ static const struct knob knobs[] = {
  */
 static bool flush_ctl;
 
-/* A knob the stress may set: every knob with flush control, else the stock switches. */
+/* stock_by_cgroup's state is not `missing`: stock_attribution takes 1. */
+static bool attr_ok;
+
+/* A knob the stress may set: what it needs is there. */
 static bool knob_settable(const struct knob *k)
 {
-	return flush_ctl || !k->flush;
+	switch (k->needs) {
+	case NEEDS_FLUSH_CTL:
+		return flush_ctl;
+	case NEEDS_ATTRIBUTION:
+		return attr_ok;
+	default:
+		return true;
+	}
 }
 
 #define NKNOBS	ARRAY_SIZE(knobs)
@@ -320,10 +347,13 @@ static void knob_writer_step(struct writer *w)
 	snprintf(want, sizeof(want), "%s", val);
 	want[strcspn(want, "\n")] = 0;
 	if (!knob_settable(k)) {
-		/* a refused write, checked whatever its value */
-		if (r != -EOPNOTSUPP && !(bad && r == -EINVAL)) {
-			violation(&w->t, "'%s' without flush control gave %d, want EOPNOTSUPP",
-				  want, r);
+		/* refused whatever its value; a missing feature may be set off */
+		bool off_ok = k->needs == NEEDS_ATTRIBUTION && !strcmp(want, "0");
+
+		if (r != -EOPNOTSUPP && !(bad && r == -EINVAL) && !(off_ok && !r)) {
+			violation(&w->t, "'%s' without %s gave %d, want EOPNOTSUPP",
+				  want, k->needs == NEEDS_FLUSH_CTL ?
+				  "flush control" : "stock attribution", r);
 			return;
 		}
 		w->rejected++;
@@ -431,7 +461,7 @@ static void *writer_fn(void *arg)
 struct reader {
 	pthread_t th;
 	int cpu;
-	unsigned long reads, reads2, compared, epochs;
+	unsigned long reads, reads2, reads3, compared, epochs;
 	struct tally t;
 };
 
@@ -590,17 +620,82 @@ static void *hooks_reader_fn(void *arg)
 	return NULL;
 }
 
-/* The knobs and `version`: reads counts knob files, reads2 versions. */
+/* The state word of stock_by_cgroup's first line into @buf. */
+static int attr_state(char *buf, size_t size)
+{
+	char line[64];
+	ssize_t len = statctl_read("stock_by_cgroup", line, sizeof(line));
+
+	/* a longer file fills the buffer: only its first line matters */
+	if (len < 0)
+		return len;
+	line[sizeof(line) - 1] = 0;
+	if (sscanf(line, "state %63s", buf) != 1 || strlen(buf) >= size)
+		return -EPROTO;
+	return 0;
+}
+
+/* One `stock_by_cgroup` read: its kinds of line, no wrapped value. */
+static void check_attribution(struct reader *rd, char *buf, size_t size)
+{
+	static const char *const kinds[] = {
+		"cgroup ", "other ", "occupancy ", "occupancy_state ",
+	};
+	ssize_t len = statctl_read("stock_by_cgroup", buf, size);
+	char *line, *save, *tok, *tsave;
+	bool first = true;
+	size_t i;
+
+	if (len < 0) {
+		violation(&rd->t, "stock_by_cgroup read failed: %zd", len);
+		return;
+	}
+	if ((size_t)len >= size - 1)
+		return;		/* more cgroups than the buffer: not judged */
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), first = false) {
+		if (first) {
+			if (strcmp(line, attr_ok ? "state on" : "state missing") &&
+			    strcmp(line, "state off"))
+				violation(&rd->t, "stock_by_cgroup starts '%s'", line);
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(kinds); i++)
+			if (!strncmp(line, kinds[i], strlen(kinds[i])))
+				break;
+		if (i == ARRAY_SIZE(kinds)) {
+			violation(&rd->t, "stock_by_cgroup line '%s'", line);
+			continue;
+		}
+		for (tok = strtok_r(line, " ", &tsave); tok;
+		     tok = strtok_r(NULL, " ", &tsave))
+			if (tok[0] >= '0' && tok[0] <= '9' &&
+			    strtoull(tok, NULL, 10) >> 62)
+				violation(&rd->t, "stock_by_cgroup %s: a wrapped negative?",
+					  tok);
+	}
+	rd->reads3++;
+}
+
+/*
+ * The knobs, `version` and `stock_by_cgroup`: reads counts knob files,
+ * reads2 versions, reads3 stock_by_cgroup.
+ */
 static void *knob_reader_fn(void *arg)
 {
 	struct reader *rd = arg;
-	char val[64], ver[sizeof(first_version)];
+	char val[64], ver[sizeof(first_version)], *attr = malloc(ATTR_BUF);
 	size_t i;
 	ssize_t len;
 	int r;
 
+	if (!attr) {
+		violation(&rd->t, "out of memory");
+		return NULL;
+	}
 	pin_to_cpu(rd->cpu);
 	while (!atomic_load(&stop)) {
+		check_attribution(rd, attr, ATTR_BUF);
 		for (i = 0; i < NKNOBS; i++) {
 			r = statctl_read_line(knobs[i].name, val, sizeof(val));
 			if (r)
@@ -619,6 +714,7 @@ static void *knob_reader_fn(void *arg)
 		rd->reads2++;
 		sleep_ms(5);
 	}
+	free(attr);
 	return NULL;
 }
 
@@ -833,6 +929,9 @@ static bool knobs_present(void)
 		return false;
 	}
 	flush_ctl = !strcmp(fc, "available");
+	attr_ok = attr_state(fc, sizeof(fc)) == 0 && strcmp(fc, "missing");
+	if (!attr_ok)
+		diag("stock attribution is missing: its knob must refuse 1 (EOPNOTSUPP)");
 	if (!flush_ctl)
 		diag("flush control is %s: the flush knobs must refuse every write (EOPNOTSUPP), the flush invariant is not judged",
 		     fc);
@@ -1144,9 +1243,10 @@ static int report(struct run *run, int ncpu)
 		epochs += run->samplers[i].epochs;
 		v += run->samplers[i].t.violations;
 	}
-	diag("reads/s: stats %.1f, hooks %.1f, knobs %.1f (files), version %.1f",
+	diag("reads/s: stats %.1f, hooks %.1f, knobs %.1f (files), version %.1f, stock_by_cgroup %.1f",
 	     per_s(reads, s), per_s(run->hooks_rd.reads, s),
-	     per_s(run->knob_rd.reads, s), per_s(run->knob_rd.reads2, s));
+	     per_s(run->knob_rd.reads, s), per_s(run->knob_rd.reads2, s),
+	     per_s(run->knob_rd.reads3, s));
 	for (k = 0; k < L_KINDS; k++) {
 		diag("load/s: %s %.1f (%lu errors)", load_names[k],
 		     per_s(run->load_ops[k], run->load_secs),
@@ -1165,7 +1265,8 @@ static int report(struct run *run, int ncpu)
 	     run->hooks_rd.compared, run->hooks_rd.t.violations);
 	diag("invariant: knobs allowed, version constant: %lu violations",
 	     run->knob_rd.t.violations);
-	if (!compared || !run->hooks_rd.compared || !run->knob_rd.reads) {
+	if (!compared || !run->hooks_rd.compared || !run->knob_rd.reads ||
+	    !run->knob_rd.reads3) {
 		diag("too few reads to judge");
 		bad++;
 	}
