@@ -16,21 +16,32 @@
  *                                    obj_cgroup_charge() or
  *                                    __memcg_slab_post_alloc_hook(), the
  *                                    id from objcg->memcg
- * with every offset read from vmlinux's BTF. The obj-stock probe's hist is
- * keyed on the caller too (the return address, $stack0). On cgroup v2 without swap,
+ *   drain_stock(stock[, i])          6.1, 6.12: stock->cached; 7.x: one
+ *                                    probe per slot i, filtered on the
+ *                                    index, reading stock->cached[i]
+ *   7.x evictions                    the same per slot, counting calls
+ *                                    from refill_stock() whose slot holds
+ *                                    at most MEMCG_CHARGE_BATCH pages
+ * with every offset read from vmlinux's BTF. The hists that count only
+ * some callers' calls (obj-stock misses, evictions) are keyed on the
+ * caller too (the return address, $stack0). On cgroup v2 without swap,
  * a test cgroup's memory counter is charged only by try_charge_memcg(),
  * so the probe's count for its id is that cgroup's charge-stock misses.
- * Two cgroups fault different numbers of pages and create tmpfs files
- * (charged slab objects); each one's attempts, misses, refills and obj-stock
- * misses must equal the hist's count for its id, give or take
- * the calls the kprobes missed (kprobe_profile). A counter that mixed the
- * cgroups up, or counted every call for each, fails.
  *
- * Then the same with a kretprobe on each of those functions: a kretprobe
- * replaces the return address, which the module's misses row filters on
- * (docs/tracers.md), so the module must recover the true caller. The
- * kprobe's $stack0 is then the kretprobe's trampoline: obj-stock misses,
- * which the oracle tells apart by caller, are compared alone only.
+ * Two cgroups fault different numbers of pages and create tmpfs files
+ * (charged slab objects); each one's attempts, misses, refills, drains and
+ * obj-stock misses must equal the hist's count for its id, give or take
+ * the calls the kprobes missed (kprobe_profile). A counter that mixed the
+ * cgroups up, or counted every call for each, fails. Then the turn-taking
+ * ring of lib/turns.c, whose every turn drains (and on 7.x evicts): each
+ * of its cgroups' drains and evictions against the hists.
+ *
+ * Then each again with a kretprobe on those functions: a kretprobe
+ * replaces the return address, which the module's caller-filtered rows
+ * check (docs/tracers.md), so the module must recover the true caller.
+ * The kprobe's $stack0 is then the kretprobe's trampoline: obj-stock
+ * misses and evictions, which the oracle tells apart by caller, are
+ * compared alone only.
  */
 #define _GNU_SOURCE
 
@@ -48,22 +59,27 @@
 #define PAGES_A		3000
 #define PAGES_B		6000
 #define FILES		400	/* per cgroup: slab objects, obj-stock misses */
+#define CHARGE_BATCH	64	/* MEMCG_CHARGE_BATCH: a fuller slot overflowed */
+#define RING_FAULTS	4000	/* the ring's faults, all memcgs' turns */
 
-enum probe { P_ATTEMPTS, P_MISSES, P_REFILLS, P_OBJ, NR_PROBES };
-
-static const enum attr_ev probe_ev[NR_PROBES] = {
-	ATTR_ATTEMPTS, ATTR_MISSES, ATTR_REFILLS, ATTR_OBJ_MISSES,
+/*
+ * One tracefs kprobe of the oracle: its event (EV_GROUP/name), function,
+ * fetch arguments and hist trigger, the count it gives and, where only
+ * some callers' calls count (their hist is keyed on caller.sym), which.
+ */
+struct probe {
+	char name[8];
+	char fn[64];
+	char args[256];
+	char trigger[128];
+	enum attr_ev ev;
+	const char *callers[2];
 };
 
-static const char *const probe_name[NR_PROBES] = {
-	"attempts", "misses", "refills", "obj_misses",
-};
+#define PROBES_MAX	(4 + 2 * NR_MEMCG_STOCK_MULTI)
 
-/* The callers whose calls of P_OBJ's function are obj-stock misses. */
-static const char *obj_callers[2];
-
-static char probe_fn[NR_PROBES][64];
-static char probe_fetch[NR_PROBES][128];
+static struct probe probes[PROBES_MAX];
+static int nprobes;
 static bool kretprobes;
 
 /* The cgroup id fetch of a memcg at @base(%di): +KNID(+KN(+CG(%di))). */
@@ -84,62 +100,135 @@ static int cgid_fetch(long base, char *buf, size_t size)
 	return 0;
 }
 
-/* P_OBJ's fetch reads the memcg at @off from argument 0 first. */
-static void obj_fetch_deref(long off)
+/* The fetch in @buf reads the memcg at @off from argument 0 first. */
+static void fetch_deref(char *buf, size_t size, long off)
 {
-	char *at = strstr(probe_fetch[P_OBJ], "(%di)"), rest[128];
+	char *at = strstr(buf, "(%di)"), rest[128];
 
 	snprintf(rest, sizeof(rest), "(+%ld(%%di))%s", off, at + 5);
-	snprintf(at, sizeof(probe_fetch[P_OBJ]) - (at - probe_fetch[P_OBJ]),
-		 "%s", rest);
+	snprintf(at, size - (at - buf), "%s", rest);
 }
 
-/* Each probe's function (from `hooks`) and fetch. */
+/* The target of @name's hooks and, in @callers, the callers of its rows. */
+static int hook_target(const struct hooks *hs, const char *name, char *fn,
+		       size_t size, const char **callers)
+{
+	const struct hook *h = hook_find(hs, name);
+	int i, n = 0;
+
+	if (!h || !strcmp(h->state, "missing")) {
+		diag("no hook %s", name);
+		return -ENOENT;
+	}
+	snprintf(fn, size, "%s", h->target);
+	for (i = 0; callers && i < hs->n && n < 2; i++)
+		if (!strcmp(hs->h[i].name, name))
+			callers[n++] = strdup(hs->h[i].caller);
+	return 0;
+}
+
+static struct probe *probe_new(enum attr_ev ev, const char *kind)
+{
+	struct probe *p = &probes[nprobes];
+
+	snprintf(p->name, sizeof(p->name), "%s%d", kind, nprobes++);
+	p->ev = ev;
+	snprintf(p->trigger, sizeof(p->trigger), "hist:keys=cgid:size=2048");
+	return p;
+}
+
+/*
+ * The drains of drain_stock(stock) (6.1, 6.12: the memcg in stock->cached)
+ * or drain_stock(stock, i) (7.x: stock->cached[i]); on 7.x one probe per
+ * slot, each filtered on the index, and as many that count evictions: a
+ * call from refill_stock() on a slot of at most CHARGE_BATCH pages.
+ */
+static int drain_probes(const struct hooks *hs, bool multi)
+{
+	char fn[64], base[160];
+	long cached, nr_pages;
+	int i, slots = multi ? NR_MEMCG_STOCK_MULTI : 1;
+	struct probe *p;
+
+	if (hook_target(hs, "attr.drains", fn, sizeof(fn), NULL) ||
+	    btf_member_offset("memcg_stock_pcp", "cached", &cached) ||
+	    (multi && btf_member_offset("memcg_stock_pcp", "nr_pages",
+					&nr_pages)))
+		return -ENOENT;
+	for (i = 0; i < slots; i++) {
+		long slot = cached + i * sizeof(void *);
+
+		/*
+		 * An empty slot is no drain of a memcg (the module counts
+		 * none): its failed fetch leaves the cgid field undefined.
+		 */
+		if (cgid_fetch(0, base, sizeof(base)))
+			return -ENOENT;
+		fetch_deref(base, sizeof(base), slot);
+		p = probe_new(ATTR_DRAINS, "d");
+		snprintf(p->fn, sizeof(p->fn), "%s", fn);
+		snprintf(p->args, sizeof(p->args),
+			 "%s memcg=+%ld(%%di):x64 idx=%%si:s32", base, slot);
+		snprintf(p->trigger, sizeof(p->trigger),
+			 "hist:keys=cgid:size=2048 if memcg != 0");
+		if (!multi)
+			continue;
+		snprintf(p->trigger, sizeof(p->trigger),
+			 "hist:keys=cgid:size=2048 if memcg != 0 && idx == %d", i);
+		p = probe_new(ATTR_EVICTED, "e");
+		snprintf(p->fn, sizeof(p->fn), "%s", fn);
+		snprintf(p->args, sizeof(p->args),
+			 "%s memcg=+%ld(%%di):x64 idx=%%si:s32 nr=+%ld(%%di):u8",
+			 base, slot, nr_pages + i);
+		snprintf(p->trigger, sizeof(p->trigger),
+			 "hist:keys=cgid,caller.sym:size=2048 if memcg != 0 && idx == %d && nr <= %d",
+			 i, CHARGE_BATCH);
+		p->callers[0] = "refill_stock";
+	}
+	return 0;
+}
+
+/* Every probe: functions from `hooks`, offsets from vmlinux's BTF. */
 static int probes_resolve(void)
 {
-	static const char *const hook_of[NR_PROBES] = {
-		"attr.attempts", "attr.misses", "attr.refills",
-		"attr.obj_misses",
+	static const struct { const char *hook; enum attr_ev ev; } one[] = {
+		{ "attr.attempts", ATTR_ATTEMPTS },
+		{ "attr.misses", ATTR_MISSES },
+		{ "attr.refills", ATTR_REFILLS },
+		{ "attr.obj_misses", ATTR_OBJ_MISSES },
 	};
 	struct hooks hs;
 	long memory, objcg_memcg;
-	int p, i, n = 0;
+	struct probe *p;
+	unsigned int i;
+	int model = model_of_stock();
 
-	if (hooks_read(&hs))
+	nprobes = 0;
+	if (!model || hooks_read(&hs))
 		return -EIO;
-	for (p = 0; p < NR_PROBES; p++) {
-		const struct hook *h = hook_find(&hs, hook_of[p]);
-
-		if (!h || !strcmp(h->state, "missing")) {
-			diag("no hook %s", hook_of[p]);
-			return -ENOENT;
-		}
-		snprintf(probe_fn[p], sizeof(probe_fn[p]), "%s", h->target);
-	}
-	/* the obj-stock miss rows: one per caller, the same function */
-	for (i = 0; i < hs.n && n < 2; i++)
-		if (!strcmp(hs.h[i].name, "attr.obj_misses"))
-			obj_callers[n++] = strdup(hs.h[i].caller);
 	if (btf_member_offset("mem_cgroup", "memory", &memory))
 		return -ENOENT;
-	if (cgid_fetch(0, probe_fetch[P_ATTEMPTS], sizeof(probe_fetch[0])) ||
-	    cgid_fetch(-memory, probe_fetch[P_MISSES],
-		       sizeof(probe_fetch[0])))
-		return -ENOENT;
-	memcpy(probe_fetch[P_REFILLS], probe_fetch[P_ATTEMPTS],
-	       sizeof(probe_fetch[0]));
-	if (strcmp(probe_fn[P_OBJ], "try_charge_memcg")) {
-		/* 7.x: argument 0 is an objcg, whose memcg is one load away */
-		if (btf_member_offset("obj_cgroup", "memcg", &objcg_memcg))
+	for (i = 0; i < ARRAY_SIZE(one); i++) {
+		p = probe_new(one[i].ev, "p");
+		if (hook_target(&hs, one[i].hook, p->fn, sizeof(p->fn),
+				one[i].ev == ATTR_OBJ_MISSES ? p->callers : NULL) ||
+		    cgid_fetch(one[i].ev == ATTR_MISSES ? -memory : 0, p->args,
+			       sizeof(p->args)))
 			return -ENOENT;
-		if (cgid_fetch(0, probe_fetch[P_OBJ], sizeof(probe_fetch[0])))
-			return -ENOENT;
-		obj_fetch_deref(objcg_memcg);
-	} else {
-		memcpy(probe_fetch[P_OBJ], probe_fetch[P_ATTEMPTS],
-		       sizeof(probe_fetch[0]));
+		if (one[i].ev != ATTR_OBJ_MISSES)
+			continue;
+		/* the obj-stock misses hist is keyed on the caller too */
+		snprintf(p->trigger, sizeof(p->trigger),
+			 "hist:keys=cgid,caller.sym:size=4096");
+		if (strcmp(p->fn, "try_charge_memcg")) {
+			/* 7.x: argument 0 is an objcg, its memcg one load away */
+			if (btf_member_offset("obj_cgroup", "memcg",
+					      &objcg_memcg))
+				return -ENOENT;
+			fetch_deref(p->args, sizeof(p->args), objcg_memcg);
+		}
 	}
-	return 0;
+	return drain_probes(&hs, model == 2);
 }
 
 static int kprobe_cmd(const char *cmd)
@@ -150,65 +239,69 @@ static int kprobe_cmd(const char *cmd)
 	return write_str(path, cmd);	/* appends */
 }
 
-static void ev_path(char *buf, size_t size, char kind, int p,
+static void ev_path(char *buf, size_t size, const char *name,
 		    const char *file)
 {
-	snprintf(buf, size, "%s/events/" EV_GROUP "/%c%d/%s", tracefs(), kind,
-		 p, file);
+	snprintf(buf, size, "%s/events/" EV_GROUP "/%s/%s", tracefs(), name,
+		 file);
 }
 
 static void probes_remove(void)
 {
-	char path[256], cmd[64];
-	int p;
+	char path[256], cmd[160];
+	int i;
 
-	for (p = 0; p < NR_PROBES; p++) {
-		ev_path(path, sizeof(path), 'p', p, "trigger");
-		write_str(path, p == P_OBJ ? "!hist:keys=cgid,caller.sym" :
-					     "!hist:keys=cgid");
-		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/p%d", p);
+	for (i = 0; i < nprobes; i++) {
+		ev_path(path, sizeof(path), probes[i].name, "trigger");
+		snprintf(cmd, sizeof(cmd), "!%s", probes[i].trigger);
+		write_str(path, cmd);
+		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/%s", probes[i].name);
 		kprobe_cmd(cmd);
-		ev_path(path, sizeof(path), 'r', p, "enable");
+	}
+	for (i = 0; i < nprobes; i++) {
+		snprintf(cmd, sizeof(cmd), "r%d", i);
+		ev_path(path, sizeof(path), cmd, "enable");
 		write_str(path, "0");
-		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/r%d", p);
+		snprintf(cmd, sizeof(cmd), "-:" EV_GROUP "/r%d", i);
 		kprobe_cmd(cmd);
 	}
 }
 
 static int probes_add(void)
 {
-	char path[256], cmd[320];
-	int p, r = 0;
+	char path[256], cmd[512];
+	int i, r = 0;
 
-	for (p = 0; p < NR_PROBES && !r; p++) {
-		snprintf(cmd, sizeof(cmd),
-			 "p:" EV_GROUP "/p%d %s %s caller=$stack0:x64", p,
-			 probe_fn[p], probe_fetch[p]);
+	for (i = 0; i < nprobes && !r; i++) {
+		const struct probe *p = &probes[i];
+
+		snprintf(cmd, sizeof(cmd), "p:" EV_GROUP "/%s %s %s caller=$stack0:x64",
+			 p->name, p->fn, p->args);
 		r = kprobe_cmd(cmd);
 		if (!r) {
-			ev_path(path, sizeof(path), 'p', p, "trigger");
-			r = write_str(path, p == P_OBJ ?
-				      "hist:keys=cgid,caller.sym:size=4096" :
-				      "hist:keys=cgid:size=2048");
+			ev_path(path, sizeof(path), p->name, "trigger");
+			r = write_str(path, p->trigger);
 		}
-		if (!r && kretprobes) {
-			snprintf(cmd, sizeof(cmd), "r:" EV_GROUP "/r%d %s", p,
-				 probe_fn[p]);
+		/* one kretprobe per function is enough to hide the callers */
+		if (!r && kretprobes && (i == 0 || strcmp(p->fn, probes[i - 1].fn))) {
+			snprintf(cmd, sizeof(cmd), "r:" EV_GROUP "/r%d %s", i,
+				 p->fn);
 			r = kprobe_cmd(cmd);
-			ev_path(path, sizeof(path), 'r', p, "enable");
+			snprintf(cmd, sizeof(cmd), "r%d", i);
+			ev_path(path, sizeof(path), cmd, "enable");
 			if (!r)
 				r = write_str(path, "1");
 		}
 		if (r)
-			diag("kprobe on %s: %s", probe_fn[p], strerror(-r));
+			diag("kprobe %s on %s: %s", p->name, p->fn, strerror(-r));
 	}
 	if (r)
 		probes_remove();
 	return r;
 }
 
-/* Whether hist key text @sym ("[addr] name ...") names one of obj_callers. */
-static bool obj_caller(const char *sym)
+/* Whether hist key text @sym ("[addr] name ...") names one of @callers. */
+static bool caller_in(const char *sym, const char *const *callers)
 {
 	const char *name = strchr(sym, ']');
 	size_t len;
@@ -218,29 +311,28 @@ static bool obj_caller(const char *sym)
 		return false;
 	name += 1 + strspn(name + 1, " ");
 	len = strcspn(name, " }");
-	for (i = 0; i < 2 && obj_callers[i]; i++) {
-		size_t n = strlen(obj_callers[i]);
+	for (i = 0; i < 2 && callers[i]; i++) {
+		size_t n = strlen(callers[i]);
 
 		/* the caller, or a compiler clone of it (.cold, .part.0) */
-		if (len >= n && !strncmp(name, obj_callers[i], n) &&
+		if (len >= n && !strncmp(name, callers[i], n) &&
 		    (len == n || name[n] == '.'))
 			return true;
 	}
 	return false;
 }
 
-/* The hist count of probe @p for cgroup @id (P_OBJ: from obj_callers). */
-static int hist_count(int p, uint64_t id, uint64_t *count)
+/* Adds probe @p's hist count for cgroup @id (of its callers) to @count. */
+static int hist_count(const struct probe *p, uint64_t id, int64_t *count)
 {
 	static char buf[1 << 18];
 	char path[256], *line, *save;
 	ssize_t n;
 
-	ev_path(path, sizeof(path), 'p', p, "hist");
+	ev_path(path, sizeof(path), p->name, "hist");
 	n = read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	*count = 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *k = strstr(line, "cgid:"), *hc = strstr(line, "hitcount:");
@@ -248,9 +340,9 @@ static int hist_count(int p, uint64_t id, uint64_t *count)
 
 		if (!k || !hc || strtoull(k + 5, NULL, 10) != id)
 			continue;
-		if (p == P_OBJ && (!caller || !obj_caller(caller)))
+		if (p->callers[0] && (!caller || !caller_in(caller, p->callers)))
 			continue;
-		*count += strtoull(hc + 9, NULL, 10);
+		*count += strtoll(hc + 9, NULL, 10);
 	}
 	return 0;
 }
@@ -268,41 +360,52 @@ static uint64_t probes_missed(void)
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long hits, miss;
-		int p;
+		char kind;
+		int i;
 
-		if (sscanf(line, " p%d %llu %llu", &p, &hits, &miss) == 3)
+		if (sscanf(line, " %c%d %llu %llu", &kind, &i, &hits, &miss) == 4 &&
+		    kind != 'r')
 			sum += miss;
 	}
 	return sum;
 }
 
+/* Both sides, per cgroup of a run: the module's row and the oracle's. */
 struct snap {
-	struct attr_row mod[2];
-	uint64_t oracle[2][NR_PROBES];
+	int n;
+	struct attr_row mod[RING_MAX];
+	int64_t oracle[RING_MAX][ATTR_NR];
 };
 
 /*
- * Both sides for both cgroups, taken while the module's stay the same
- * before and after reading the hists: work the kernel defers (RCU freeing
- * a task's objects) may still charge or refill a cgroup a moment later.
+ * Both sides for the @s->n cgroups of @id, taken while the module's stay
+ * the same before and after reading the hists: work the kernel defers
+ * (RCU freeing a task's objects) may still charge or refill a cgroup a
+ * moment later. A cgroup the module has not listed has zeros.
  */
 static int snap_take(const uint64_t *id, struct snap *s)
 {
 	struct attr_row again;
-	int tries, c, p, r, moved;
+	int tries, c, i, r, moved;
 
 	for (tries = 0; tries < 50; tries++) {
-		for (c = 0, r = 0; c < 2 && !r; c++) {
+		memset(s->oracle, 0, sizeof(s->oracle));
+		for (c = 0, r = 0; c < s->n && !r; c++) {
 			r = attr_get(id[c], &s->mod[c]);
-			if (r == -ENOENT)
+			if (r == -ENOENT) {
+				memset(&s->mod[c], 0, sizeof(s->mod[c]));
 				r = 0;
-			for (p = 0; p < NR_PROBES && !r; p++)
-				r = hist_count(p, id[c], &s->oracle[c][p]);
+			}
+			for (i = 0; i < nprobes && !r; i++)
+				r = hist_count(&probes[i], id[c],
+					       &s->oracle[c][probes[i].ev]);
 		}
-		for (c = 0, moved = 0; c < 2 && !r; c++) {
+		for (c = 0, moved = 0; c < s->n && !r; c++) {
 			r = attr_get(id[c], &again);
-			if (r == -ENOENT)
+			if (r == -ENOENT) {
+				memset(&again, 0, sizeof(again));
 				r = 0;
+			}
 			moved |= memcmp(&again, &s->mod[c], sizeof(again));
 		}
 		if (r)
@@ -313,6 +416,51 @@ static int snap_take(const uint64_t *id, struct snap *s)
 	}
 	diag("the test cgroups never went quiet");
 	return -EBUSY;
+}
+
+/* Whether event @e is compared: counted here, and not told by a hidden caller. */
+static bool compared(enum attr_ev e, bool multi)
+{
+	if (e == ATTR_EVICTED && !multi)
+		return false;		/* 6.x: `-` */
+	/* with a kretprobe beside, $stack0 is its trampoline */
+	return !kretprobes || (e != ATTR_OBJ_MISSES && e != ATTR_EVICTED);
+}
+
+/*
+ * Each compared count of each cgroup, module against oracle, from @s0 to
+ * @s1: the module's must lie between the oracle's and that plus the calls
+ * the kprobes missed. @total gets each event's oracle sum over the cgroups.
+ */
+static int compare(const uint64_t *id, const struct snap *s0,
+		   const struct snap *s1, uint64_t missed, int64_t *total)
+{
+	static const char *const ev_name[ATTR_NR] = {
+		"attempts", "misses", "refills", "drains", "obj_misses",
+		"evicted",
+	};
+	bool multi = model_of_stock() == 2;
+	int c, e, bad = 0;
+
+	memset(total, 0, ATTR_NR * sizeof(*total));
+	for (c = 0; c < s1->n; c++) {
+		for (e = 0; e < ATTR_NR; e++) {
+			int64_t mod = s1->mod[c].ev[e] - s0->mod[c].ev[e];
+			int64_t orc = s1->oracle[c][e] - s0->oracle[c][e];
+			char what[96];
+
+			if (!compared(e, multi))
+				continue;
+			total[e] += orc;
+			snprintf(what, sizeof(what), "cgroup %" PRIu64 " %s",
+				 id[c], ev_name[e]);
+			diag("%s: module +%" PRId64 ", kprobe +%" PRId64, what,
+			     mod, orc);
+			bad |= mod < 0 || orc < 0 ||
+			       bracket(what, mod, orc, orc + missed);
+		}
+	}
+	return bad;
 }
 
 /* child_fn: fault *arg pages, create and remove FILES tmpfs files. */
@@ -354,74 +502,66 @@ static int fault_in(const char *cg, size_t pages)
 	return r;
 }
 
-static int compare(const uint64_t *id, const struct snap *s0,
-		   const struct snap *s1, uint64_t missed)
+/* Probes added, the attribution on: 0, else a KSFT_ result. */
+static int oracle_ready(void)
 {
-	int c, p, bad = 0;
+	int r = stock_attribution_on();
 
-	for (c = 0; c < 2; c++) {
-		for (p = 0; p < NR_PROBES; p++) {
-			enum attr_ev e = probe_ev[p];
-			uint64_t mod = s1->mod[c].ev[e] - s0->mod[c].ev[e];
-			uint64_t orc = s1->oracle[c][p] - s0->oracle[c][p];
-			char what[96];
-
-			if (p == P_OBJ && kretprobes)
-				continue;	/* $stack0 is the trampoline */
-			snprintf(what, sizeof(what), "cgroup %" PRIu64 " %s",
-				 id[c], probe_name[p]);
-			diag("%s: module +%" PRIu64 ", kprobe +%" PRIu64, what,
-			     mod, orc);
-			bad |= bracket(what, mod, orc, orc + missed);
-		}
-	}
-	for (c = 0; c < 2 && !kretprobes; c++) {
-		if (s1->oracle[c][P_OBJ] == s0->oracle[c][P_OBJ]) {
-			diag("cgroup %" PRIu64 ": no obj-stock miss seen, nothing compared",
-			     id[c]);
-			bad = 1;
-		}
-	}
-	/* the cgroup that faulted twice the pages charged more */
-	if (s1->mod[1].ev[ATTR_ATTEMPTS] - s0->mod[1].ev[ATTR_ATTEMPTS] <=
-	    s1->mod[0].ev[ATTR_ATTEMPTS] - s0->mod[0].ev[ATTR_ATTEMPTS]) {
-		diag("cgroup B (%d pages) did not attempt more charges than A (%d)",
-		     PAGES_B, PAGES_A);
-		bad = 1;
-	}
-	return bad;
-}
-
-static int run_oracle(void)
-{
-	char cg[2][256] = { { 0 } };
-	uint64_t id[2], missed;
-	struct snap s0, s1;
-	struct stat st;
-	int c, r, bad = 1;
-
-	r = stock_attribution_on();
 	if (r) {
 		diag("stock_attribution: %s", strerror(-r));
 		return r == -ENOENT || r == -EOPNOTSUPP ? KSFT_SKIP : KSFT_FAIL;
 	}
 	if (!tracefs() || probes_resolve())
 		return KSFT_SKIP;
+	return probes_add() ? KSFT_FAIL : 0;
+}
+
+static uint64_t missed_now(void)
+{
+	uint64_t missed = probes_missed();
+
+	diag("%s: kprobes missed %" PRIu64 " calls",
+	     kretprobes ? "with kretprobes beside" : "alone", missed);
+	return missed;
+}
+
+/* Two cgroups fault PAGES_A and PAGES_B pages and make FILES files each. */
+static int run_pair(void)
+{
+	char cg[2][256] = { { 0 } };
+	struct snap s0 = { .n = 2 }, s1 = { .n = 2 };
+	int64_t total[ATTR_NR];
+	uint64_t id[2];
+	struct stat st;
+	int c, r, bad = 1;
+
+	r = oracle_ready();
+	if (r)
+		return r;
 	for (c = 0; c < 2; c++) {
 		if (cg_create_leaf(c ? "attr_b" : "attr_a", cg[c], sizeof(cg[c])) ||
 		    stat(cg[c], &st))
 			goto out;
 		id[c] = st.st_ino;
 	}
-	if (probes_add())
-		goto out;
 	if (snap_take(id, &s0) || fault_in(cg[0], PAGES_A) ||
 	    fault_in(cg[1], PAGES_B) || snap_take(id, &s1))
 		goto out;
-	missed = probes_missed();
-	diag("%s: kprobes missed %" PRIu64 " calls",
-	     kretprobes ? "with kretprobes beside" : "alone", missed);
-	bad = compare(id, &s0, &s1, missed);
+	bad = compare(id, &s0, &s1, missed_now(), total);
+	for (c = 0; c < 2 && !kretprobes; c++) {
+		if (s1.oracle[c][ATTR_OBJ_MISSES] == s0.oracle[c][ATTR_OBJ_MISSES]) {
+			diag("cgroup %" PRIu64 ": no obj-stock miss seen, nothing compared",
+			     id[c]);
+			bad = 1;
+		}
+	}
+	/* the cgroup that faulted twice the pages charged more */
+	if (s1.mod[1].ev[ATTR_ATTEMPTS] - s0.mod[1].ev[ATTR_ATTEMPTS] <=
+	    s1.mod[0].ev[ATTR_ATTEMPTS] - s0.mod[0].ev[ATTR_ATTEMPTS]) {
+		diag("cgroup B (%d pages) did not attempt more charges than A (%d)",
+		     PAGES_B, PAGES_A);
+		bad = 1;
+	}
 out:
 	probes_remove();
 	for (c = 0; c < 2; c++)
@@ -432,13 +572,75 @@ out:
 
 static int test_oracle(void)
 {
-	return run_oracle();
+	kretprobes = false;
+	return run_pair();
 }
 
 static int test_oracle_kretprobe(void)
 {
 	kretprobes = true;
-	return run_oracle();
+	return run_pair();
+}
+
+/*
+ * The turn-taking ring of lib/turns.c (2 memcgs on 6.x, 16 on 7.x, on cpu
+ * 0), whose every turn drains a stock slot and, on 7.x, evicts one: each
+ * cgroup's drains (and evictions) over its whole life must equal the
+ * kprobe hists', which start at zero for its new id as the module's row
+ * does; and the ring must have drained (and evicted) in at least 90% of
+ * its turns, or it did not test what it is for.
+ */
+static int run_ring(void)
+{
+	struct snap *s0 = calloc(2, sizeof(*s0)), *s1 = s0 + 1;
+	struct turns *t = calloc(1, sizeof(*t));
+	int model = model_of_stock(), r, bad = 1;
+	int64_t total[ATTR_NR];
+
+	if (!s0 || !t) {
+		free(s0);
+		free(t);
+		return KSFT_FAIL;
+	}
+	r = oracle_ready();
+	if (r)
+		goto out_free;
+	t->k = model == 2 ? 2 * (NR_MEMCG_STOCK_MULTI + 1) : 2;
+	t->turns = RING_FAULTS / t->k;
+	diag("%d memcgs take %d turns each on cpu 0", t->k, t->turns);
+	if (turns_run(t))
+		goto out;
+	s0->n = s1->n = t->k;
+	if (snap_take(t->id, s1))
+		goto out;
+	bad = compare(t->id, s0, s1, missed_now(), total);
+	if (total[ATTR_DRAINS] < (int64_t)t->k * t->turns * 9 / 10 ||
+	    (model == 2 && !kretprobes &&
+	     total[ATTR_EVICTED] < (int64_t)t->k * t->turns * 9 / 10)) {
+		diag("the ring drained %" PRId64 " and evicted %" PRId64
+		     " times in %d turns: too few to compare",
+		     total[ATTR_DRAINS], total[ATTR_EVICTED], t->k * t->turns);
+		bad = 1;
+	}
+out:
+	probes_remove();
+	r = bad ? KSFT_FAIL : KSFT_PASS;
+out_free:
+	free(s0);
+	free(t);
+	return r;
+}
+
+static int test_ring(void)
+{
+	kretprobes = false;
+	return run_ring();
+}
+
+static int test_ring_kretprobe(void)
+{
+	kretprobes = true;
+	return run_ring();
 }
 
 /* The knob takes 0 and 1 only; the file follows it. */
@@ -536,6 +738,8 @@ static const struct test tests[] = {
 	{ test_knob, "knob_and_file" },
 	{ test_oracle, "per_cgroup_equals_kprobe_hists" },
 	{ test_oracle_kretprobe, "per_cgroup_equals_kprobe_hists_kretprobe_beside" },
+	{ test_ring, "drains_and_evictions_equal_kprobe_hists" },
+	{ test_ring_kretprobe, "drains_equal_kprobe_hists_kretprobe_beside" },
 	{ test_reset, "reset_restarts_counts" },
 };
 

@@ -19,5 +19,6 @@
 #include "lib/include/kmsg.h"
 #include "lib/include/tracefs.h"
 #include "lib/include/harness.h"
+#include "lib/include/turns.h"
 
 #endif

@@ -6,7 +6,8 @@
 # it. Their headers are in the Makefile's LOCAL_HDRS.
 
 LIBSTATCTL_C := lib/util.c lib/statctl.c lib/cgroup.c lib/child.c \
-		lib/module.c lib/kmsg.c lib/tracefs.c lib/harness.c
+		lib/module.c lib/kmsg.c lib/tracefs.c lib/harness.c \
+		lib/turns.c
 LIBSTATCTL_O := $(patsubst %.c,$(OUTPUT)/%.o,$(LIBSTATCTL_C))
 BPF_FENTRY_O := $(OUTPUT)/lib/bpf_fentry.o
 
