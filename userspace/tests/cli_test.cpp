@@ -432,6 +432,24 @@ TEST(Cli, StatsShowsTheStockByCgroup) {
     EXPECT_EQ(j["occupancy"][0]["samples"], nlohmann::json::parse("[120,30,10,0,0,0,0,0]"));
     EXPECT_DOUBLE_EQ(j["occupancy"][0]["mean"].get<double>(), 0.3125);
     EXPECT_TRUE(j["occupancy"][1]["mean"].is_null());
+    auto csv_args = args;
+    csv_args.emplace_back("--csv");
+    r = cli.run(csv_args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find(fmt::format("\nstock_attribution.cgroup.{0}.attempts,5536\n"
+                                     "stock_attribution.cgroup.{0}.misses,86\n"
+                                     "stock_attribution.cgroup.{0}.refills,90\n"
+                                     "stock_attribution.cgroup.{0}.drains,3\n"
+                                     "stock_attribution.cgroup.{0}.obj_misses,12\n"
+                                     "stock_attribution.cgroup.{0}.evicted,0\n",
+                                     st.st_ino)),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\nstock_attribution.cgroup.11.evicted,5\n"), std::string::npos)
+        << r.out; // every cgroup, not only the ten of the text
+    EXPECT_NE(r.out.find("\nstock_attribution.other.attempts,7\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nstock_attribution.occupancy.cpu0.1,30\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nstock_attribution.occupancy.cpu1.7,0\n"), std::string::npos) << r.out;
 }
 
 TEST(Cli, StatsSaysWhyTheStockByCgroupIsEmpty) {
@@ -448,6 +466,10 @@ TEST(Cli, StatsSaysWhyTheStockByCgroupIsEmpty) {
     EXPECT_EQ(r.out.find("occupancy"), std::string::npos) << r.out;
     r = cli.run({"--debugfs", fake.root_string(), "stats", "--json"});
     EXPECT_TRUE(nlohmann::json::parse(r.out)["stock_attribution"]["other"]["evicted"].is_null());
+    r = cli.run({"--debugfs", fake.root_string(), "stats", "--csv"});
+    EXPECT_NE(r.out.find("\nstock_attribution.cgroup.4219.obj_misses,12\n"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find(".evicted"), std::string::npos) << r.out; // `-`: not counted
     const std::vector<std::pair<std::string, std::string>> why = {
         {"state off\n",
          "charge stock by cgroup: not counted (memcg-statctl set stock_attribution 1)\n"},
@@ -465,6 +487,8 @@ TEST(Cli, StatsSaysWhyTheStockByCgroupIsEmpty) {
         EXPECT_EQ(j["state"], file.substr(6, file.size() - 7));
         EXPECT_TRUE(j["cgroups"].empty());
         EXPECT_TRUE(j["other"].is_null());
+        r = cli.run({"--debugfs", fake.root_string(), "stats", "--csv"});
+        EXPECT_EQ(r.out.find("stock_attribution"), std::string::npos) << r.out;
     }
     // A module older than the file: nothing said, null in JSON.
     fake.remove("stock_by_cgroup");

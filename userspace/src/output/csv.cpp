@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include <fmt/format.h>
@@ -116,6 +117,43 @@ void bucket_lines(std::ostream& out, const std::optional<LatencyHistogram>& h) {
     }
 }
 
+// stock_attribution.PREFIX.attempts ... .evicted (none where the kernel does not count
+// evictions): one line per count.
+void stock_count_lines(std::ostream& out, const std::string& prefix, const StockCounts& c) {
+    const std::array<std::pair<const char*, std::uint64_t>, 5> counts = {{
+        {"attempts", c.attempts},
+        {"misses", c.misses},
+        {"refills", c.refills},
+        {"drains", c.drains},
+        {"obj_misses", c.obj_misses},
+    }};
+    for (const auto& [name, value] : counts) {
+        line(out, {fmt::format("stock_attribution.{}.{}", prefix, name), std::to_string(value)});
+    }
+    if (c.evicted) {
+        line(out,
+             {fmt::format("stock_attribution.{}.evicted", prefix), std::to_string(*c.evicted)});
+    }
+}
+
+// The stock by cgroup in long form, while it counts: each cgroup's counts by id (paths may
+// hold commas; stats --json has them), `other`, and each cpu's occupancy samples.
+void stock_attribution_lines(std::ostream& out, const std::optional<StockAttribution>& a) {
+    if (!a || !a->on()) {
+        return;
+    }
+    for (const auto& c : a->cgroups) {
+        stock_count_lines(out, fmt::format("cgroup.{}", c.id), c.counts);
+    }
+    stock_count_lines(out, "other", a->other);
+    for (const auto& o : a->occupancy) {
+        for (std::size_t k = 0; k < o.samples.size(); ++k) {
+            line(out, {fmt::format("stock_attribution.occupancy.cpu{}.{}", o.cpu, k),
+                       std::to_string(o.samples[k])});
+        }
+    }
+}
+
 } // namespace
 
 template <>
@@ -137,6 +175,7 @@ void CsvOutput::stats(const StatsReport& r) {
     }
     bucket_lines(out_, r.flush_latency);
     reason_lines(out_, r.flush_reasons);
+    stock_attribution_lines(out_, r.stock_attribution);
 }
 
 template <>
