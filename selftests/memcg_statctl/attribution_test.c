@@ -17,11 +17,16 @@
  *                                    __memcg_slab_post_alloc_hook(), the
  *                                    id from objcg->memcg
  *   drain_stock(stock[, i])          6.1, 6.12: stock->cached; 7.x: one
- *                                    probe per slot i, filtered on the
- *                                    index, reading stock->cached[i]
+ *                                    probe per slot i (the array's length
+ *                                    from BTF), filtered on the index,
+ *                                    reading stock->cached[i]
  *   7.x evictions                    the same per slot, counting calls
  *                                    from refill_stock() whose slot holds
- *                                    at most MEMCG_CHARGE_BATCH pages
+ *                                    at most MEMCG_CHARGE_BATCH pages (the
+ *                                    module's rule, applied by the kernel's
+ *                                    tracing: it checks that each eviction
+ *                                    is counted once and for its cgroup,
+ *                                    not the rule itself)
  * with every offset read from vmlinux's BTF. The hists that count only
  * some callers' calls (obj-stock misses, evictions) are keyed on the
  * caller too (the return address, $stack0). On cgroup v2 without swap,
@@ -73,10 +78,12 @@ struct probe {
 	char args[256];
 	char trigger[128];
 	enum attr_ev ev;
-	const char *callers[2];
+	char callers[2][64];
 };
 
-#define PROBES_MAX	(4 + 2 * NR_MEMCG_STOCK_MULTI)
+/* 7.x: a drains and an evictions probe per stock slot, up to SLOTS_MAX */
+#define SLOTS_MAX	16
+#define PROBES_MAX	(4 + 2 * SLOTS_MAX)
 
 static struct probe probes[PROBES_MAX];
 static int nprobes;
@@ -111,7 +118,7 @@ static void fetch_deref(char *buf, size_t size, long off)
 
 /* The target of @name's hooks and, in @callers, the callers of its rows. */
 static int hook_target(const struct hooks *hs, const char *name, char *fn,
-		       size_t size, const char **callers)
+		       size_t size, char (*callers)[64])
 {
 	const struct hook *h = hook_find(hs, name);
 	int i, n = 0;
@@ -123,7 +130,8 @@ static int hook_target(const struct hooks *hs, const char *name, char *fn,
 	snprintf(fn, size, "%s", h->target);
 	for (i = 0; callers && i < hs->n && n < 2; i++)
 		if (!strcmp(hs->h[i].name, name))
-			callers[n++] = strdup(hs->h[i].caller);
+			snprintf(callers[n++], sizeof(callers[0]), "%s",
+				 hs->h[i].caller);
 	return 0;
 }
 
@@ -131,6 +139,7 @@ static struct probe *probe_new(enum attr_ev ev, const char *kind)
 {
 	struct probe *p = &probes[nprobes];
 
+	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s%d", kind, nprobes++);
 	p->ev = ev;
 	snprintf(p->trigger, sizeof(p->trigger), "hist:keys=cgid:size=2048");
@@ -146,15 +155,22 @@ static struct probe *probe_new(enum attr_ev ev, const char *kind)
 static int drain_probes(const struct hooks *hs, bool multi)
 {
 	char fn[64], base[160];
-	long cached, nr_pages;
-	int i, slots = multi ? NR_MEMCG_STOCK_MULTI : 1;
+	long cached, nr_pages, slots = 1;
 	struct probe *p;
+	int i;
 
 	if (hook_target(hs, "attr.drains", fn, sizeof(fn), NULL) ||
 	    btf_member_offset("memcg_stock_pcp", "cached", &cached) ||
-	    (multi && btf_member_offset("memcg_stock_pcp", "nr_pages",
-					&nr_pages)))
+	    (multi && (btf_member_offset("memcg_stock_pcp", "nr_pages",
+					 &nr_pages) ||
+		       btf_member_array_len("memcg_stock_pcp", "cached",
+					    &slots))))
 		return -ENOENT;
+	if (slots < 1 || slots > SLOTS_MAX) {
+		diag("memcg_stock_pcp.cached has %ld slots: not 1..%d", slots,
+		     SLOTS_MAX);
+		return -ERANGE;
+	}
 	for (i = 0; i < slots; i++) {
 		long slot = cached + i * sizeof(void *);
 
@@ -183,7 +199,7 @@ static int drain_probes(const struct hooks *hs, bool multi)
 		snprintf(p->trigger, sizeof(p->trigger),
 			 "hist:keys=cgid,caller.sym:size=2048 if memcg != 0 && idx == %d && nr <= %d",
 			 i, CHARGE_BATCH);
-		p->callers[0] = "refill_stock";
+		snprintf(p->callers[0], sizeof(p->callers[0]), "refill_stock");
 	}
 	return 0;
 }
@@ -301,7 +317,7 @@ static int probes_add(void)
 }
 
 /* Whether hist key text @sym ("[addr] name ...") names one of @callers. */
-static bool caller_in(const char *sym, const char *const *callers)
+static bool caller_in(const char *sym, const char (*callers)[64])
 {
 	const char *name = strchr(sym, ']');
 	size_t len;
@@ -311,7 +327,7 @@ static bool caller_in(const char *sym, const char *const *callers)
 		return false;
 	name += 1 + strspn(name + 1, " ");
 	len = strcspn(name, " }");
-	for (i = 0; i < 2 && callers[i]; i++) {
+	for (i = 0; i < 2 && callers[i][0]; i++) {
 		size_t n = strlen(callers[i]);
 
 		/* the caller, or a compiler clone of it (.cold, .part.0) */
@@ -340,7 +356,7 @@ static int hist_count(const struct probe *p, uint64_t id, int64_t *count)
 
 		if (!k || !hc || strtoull(k + 5, NULL, 10) != id)
 			continue;
-		if (p->callers[0] && (!caller || !caller_in(caller, p->callers)))
+		if (p->callers[0][0] && (!caller || !caller_in(caller, p->callers)))
 			continue;
 		*count += strtoll(hc + 9, NULL, 10);
 	}

@@ -915,7 +915,7 @@ static int knobs_set(char (*vals)[64])
 /* Every knob there; flush_ctl set from version's flush_control. */
 static bool knobs_present(void)
 {
-	char fc[64];
+	char fc[64], as[64];
 	size_t i;
 
 	for (i = 0; i < NKNOBS; i++) {
@@ -929,7 +929,7 @@ static bool knobs_present(void)
 		return false;
 	}
 	flush_ctl = !strcmp(fc, "available");
-	attr_ok = attr_state(fc, sizeof(fc)) == 0 && strcmp(fc, "missing");
+	attr_ok = attr_state(as, sizeof(as)) == 0 && strcmp(as, "missing");
 	if (!attr_ok)
 		diag("stock attribution is missing: its knob must refuse 1 (EOPNOTSUPP)");
 	if (!flush_ctl)

@@ -175,6 +175,7 @@ int btf_enum_value(const char *name, long *val)
 struct member_query {
 	const char *type, *member;
 	long off;
+	unsigned int type_id;	/* the member's type */
 };
 
 static int member_named(const struct btf_type *t, int id, const char *strs,
@@ -197,6 +198,7 @@ static int member_named(const struct btf_type *t, int id, const char *strs,
 		if (bits % 8)
 			return -EPROTO;
 		q->off = bits / 8;
+		q->type_id = m[i].type;
 		return 1;
 	}
 	return -ENOENT;		/* the first struct of that name decides */
@@ -210,6 +212,42 @@ int btf_member_offset(const char *type, const char *member, long *off)
 	if (r < 0)
 		return r;
 	*off = q.off;
+	return 0;
+}
+
+struct array_query {
+	unsigned int id;
+	long nelems;
+};
+
+static int array_with_id(const struct btf_type *t, int id, const char *strs,
+			 void *arg)
+{
+	struct array_query *q = arg;
+
+	(void)strs;
+
+	if ((unsigned int)id != q->id)
+		return 0;
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_ARRAY)
+		return -EPROTO;
+	q->nelems = ((const struct btf_array *)(t + 1))->nelems;
+	return 1;
+}
+
+int btf_member_array_len(const char *type, const char *member, long *n)
+{
+	struct member_query q = { .type = type, .member = member };
+	struct array_query a = { 0 };
+	int r = btf_each_type(member_named, &q);
+
+	if (r < 0)
+		return r;
+	a.id = q.type_id;
+	r = btf_each_type(array_with_id, &a);
+	if (r < 0)
+		return r;
+	*n = a.nelems;
 	return 0;
 }
 
