@@ -72,6 +72,16 @@ StockCounts zeroed(const StockCounts& c) {
 
 } // namespace
 
+std::array<std::pair<std::string_view, std::optional<std::uint64_t>>, 6>
+StockCounts::named() const {
+    return {{{"attempts", attempts},
+             {"misses", misses},
+             {"refills", refills},
+             {"drains", drains},
+             {"obj_misses", obj_misses},
+             {"evicted", evicted}}};
+}
+
 std::uint64_t StockOccupancy::total() const {
     std::uint64_t n = 0;
     for (const auto s : samples) {

@@ -4,9 +4,11 @@
 // sampled. Its strict parser and the difference of two reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memcg_statctl {
@@ -21,6 +23,9 @@ struct StockCounts {
     // A drain to free a slot for another cgroup; nullopt where the kernel's stock holds one
     // memcg per cpu (6.1, 6.12: the file says `-`), never 0 then.
     std::optional<std::uint64_t> evicted;
+    // The six by the names JSON and CSV give them, in the file's order; evicted nullopt
+    // where not counted.
+    std::array<std::pair<std::string_view, std::optional<std::uint64_t>>, 6> named() const;
     friend bool operator==(const StockCounts&, const StockCounts&) = default;
 };
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <array>
 #include <memory>
 
 #include <fmt/format.h>
@@ -120,19 +119,11 @@ void bucket_lines(std::ostream& out, const std::optional<LatencyHistogram>& h) {
 // stock_attribution.PREFIX.attempts ... .evicted (none where the kernel does not count
 // evictions): one line per count.
 void stock_count_lines(std::ostream& out, const std::string& prefix, const StockCounts& c) {
-    const std::array<std::pair<const char*, std::uint64_t>, 5> counts = {{
-        {"attempts", c.attempts},
-        {"misses", c.misses},
-        {"refills", c.refills},
-        {"drains", c.drains},
-        {"obj_misses", c.obj_misses},
-    }};
-    for (const auto& [name, value] : counts) {
-        line(out, {fmt::format("stock_attribution.{}.{}", prefix, name), std::to_string(value)});
-    }
-    if (c.evicted) {
-        line(out,
-             {fmt::format("stock_attribution.{}.evicted", prefix), std::to_string(*c.evicted)});
+    for (const auto& [name, value] : c.named()) {
+        if (value) {
+            line(out,
+                 {fmt::format("stock_attribution.{}.{}", prefix, name), std::to_string(*value)});
+        }
     }
 }
 

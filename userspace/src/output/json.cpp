@@ -24,10 +24,11 @@ Json values_json(const NameValues& nv) {
 }
 
 Json stock_counts_json(const StockCounts& c) {
-    return {
-        {"attempts", c.attempts},     {"misses", c.misses},
-        {"refills", c.refills},       {"drains", c.drains},
-        {"obj_misses", c.obj_misses}, {"evicted", c.evicted ? Json(*c.evicted) : Json(nullptr)}};
+    Json j = Json::object();
+    for (const auto& [name, value] : c.named()) {
+        j[std::string(name)] = value ? Json(*value) : Json(nullptr);
+    }
+    return j;
 }
 
 // {"state", "cgroups": [{"id", "cgroup" (its path, null when unknown), the six counts}],
