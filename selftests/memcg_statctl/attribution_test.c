@@ -338,8 +338,29 @@ static bool caller_in(const char *sym, const char (*callers)[64])
 	return false;
 }
 
-/* Adds probe @p's hist count for cgroup @id (of its callers) to @count. */
-static int hist_count(const struct probe *p, uint64_t id, int64_t *count)
+/* Both sides, per cgroup of a run: the module's row and the oracle's. */
+struct snap {
+	int n;
+	struct attr_row mod[RING_MAX];
+	int64_t oracle[RING_MAX][ATTR_NR];
+};
+
+/* Adds @count to the oracle's event @e of the cgroup of @id that is @cgid. */
+static void snap_add(struct snap *s, const uint64_t *id, enum attr_ev e,
+		     uint64_t cgid, int64_t count)
+{
+	int c;
+
+	for (c = 0; c < s->n; c++)
+		if (id[c] == cgid)
+			s->oracle[c][e] += count;
+}
+
+/*
+ * Probe @p's hist, read once: each count (of its callers) added to the
+ * snapshot's oracle for the cgroup of @id it names.
+ */
+static int hist_add(const struct probe *p, const uint64_t *id, struct snap *s)
 {
 	static char buf[1 << 18];
 	char path[256], *line, *save;
@@ -354,11 +375,12 @@ static int hist_count(const struct probe *p, uint64_t id, int64_t *count)
 		char *k = strstr(line, "cgid:"), *hc = strstr(line, "hitcount:");
 		char *caller = strstr(line, "caller:");
 
-		if (!k || !hc || strtoull(k + 5, NULL, 10) != id)
+		if (!k || !hc)
 			continue;
 		if (p->callers[0][0] && (!caller || !caller_in(caller, p->callers)))
 			continue;
-		*count += strtoll(hc + 9, NULL, 10);
+		snap_add(s, id, p->ev, strtoull(k + 5, NULL, 10),
+			 strtoll(hc + 9, NULL, 10));
 	}
 	return 0;
 }
@@ -386,12 +408,22 @@ static uint64_t probes_missed(void)
 	return sum;
 }
 
-/* Both sides, per cgroup of a run: the module's row and the oracle's. */
-struct snap {
-	int n;
-	struct attr_row mod[RING_MAX];
-	int64_t oracle[RING_MAX][ATTR_NR];
-};
+/* The module's row of each cgroup of @id into @rows; zeros for one unlisted. */
+static int mod_rows(const uint64_t *id, int n, struct attr_row *rows)
+{
+	int c, r;
+
+	for (c = 0; c < n; c++) {
+		r = attr_get(id[c], &rows[c]);
+		if (r == -ENOENT) {
+			memset(&rows[c], 0, sizeof(rows[c]));
+			r = 0;
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
 
 /*
  * Both sides for the @s->n cgroups of @id, taken while the module's stay
@@ -401,32 +433,19 @@ struct snap {
  */
 static int snap_take(const uint64_t *id, struct snap *s)
 {
-	struct attr_row again;
-	int tries, c, i, r, moved;
+	struct attr_row again[RING_MAX];
+	int tries, i, r;
 
 	for (tries = 0; tries < 50; tries++) {
 		memset(s->oracle, 0, sizeof(s->oracle));
-		for (c = 0, r = 0; c < s->n && !r; c++) {
-			r = attr_get(id[c], &s->mod[c]);
-			if (r == -ENOENT) {
-				memset(&s->mod[c], 0, sizeof(s->mod[c]));
-				r = 0;
-			}
-			for (i = 0; i < nprobes && !r; i++)
-				r = hist_count(&probes[i], id[c],
-					       &s->oracle[c][probes[i].ev]);
-		}
-		for (c = 0, moved = 0; c < s->n && !r; c++) {
-			r = attr_get(id[c], &again);
-			if (r == -ENOENT) {
-				memset(&again, 0, sizeof(again));
-				r = 0;
-			}
-			moved |= memcmp(&again, &s->mod[c], sizeof(again));
-		}
+		r = mod_rows(id, s->n, s->mod);
+		for (i = 0; i < nprobes && !r; i++)
+			r = hist_add(&probes[i], id, s);
+		if (!r)
+			r = mod_rows(id, s->n, again);
 		if (r)
 			return r;
-		if (!moved)
+		if (!memcmp(again, s->mod, s->n * sizeof(again[0])))
 			return 0;
 		sleep_ms(100);
 	}
