@@ -199,20 +199,27 @@ void mcs_flush_request(enum mcs_flush_origin origin, void *target,
 		flush = mcs_policy_flushes(mode, target, pending);
 	/* async and forced requests always flush */
 
+	/*
+	 * The reason is counted before the outcome: once flush.requests =
+	 * flush.performed + flush.skipped (no flush in flight), every request
+	 * is in flush_reasons too, and the classes sum to the counters.
+	 */
 	if (flush && mcs_backend_flush(target, mode != MCS_MODE_KERNEL, &ns)) {
 		if (mode == MCS_MODE_THRESHOLD)
 			WRITE_ONCE(mcs_pending_base, pending);
+		mcs_flush_reason_count(origin, caller, true);
+		smp_wmb();	/* the reason before the outcome; see above */
 		mcs_count(MCS_FLUSH_PERFORMED);
 		mcs_count_add(MCS_FLUSH_NS_TOTAL, ns);
 		mcs_count_flush_ns(ns);
 		mcs_counter_max(MCS_FLUSH_NS_MAX, ns);
 		if (origin == MCS_ORIGIN_ASYNC)
 			mcs_count(MCS_FLUSH_ASYNC);
-		mcs_flush_reason_count(origin, caller, true);
 		return;
 	}
-	mcs_count(MCS_FLUSH_SKIPPED);
 	mcs_flush_reason_count(origin, caller, false);
+	smp_wmb();	/* the reason before the outcome, as above */
+	mcs_count(MCS_FLUSH_SKIPPED);
 }
 
 static void mcs_periodic_fn(struct work_struct *work)

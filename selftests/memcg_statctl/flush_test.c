@@ -461,9 +461,39 @@ static void reasons_diag(const struct reasons *a, const struct reasons *b)
 }
 
 /*
- * The periodic class moves as flush.periodic does over 5 s (the kernel's
- * period, 2 s); proactive reclaim (memory.reclaim) of a cgroup holding 20
- * MiB asks as `reclaim` where it flushes, which the diagnostics show.
+ * `stats`, then flush_reasons, at a quiet moment: the reads of stats
+ * around it agree on flush.requests and show no flush in flight
+ * (flush_settled()). A request is counted in stats when it starts, in
+ * flush_reasons before its outcome, and in stats' performed or skipped
+ * when it ends; so then no request started, ran or ended while @r was
+ * read, and @r and @s are one moment. Tries for about 2 s: 1 when quiet,
+ * 0 when it never was (@s and @r are the last try's), -1 on a read error.
+ */
+static int reasons_snapshot(struct stats *s, struct reasons *r)
+{
+	struct stats s2;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (i)
+			sleep_ms(20);
+		if (stats_read(s) || reasons_read(r) || stats_read(&s2))
+			return -1;
+		if (stat_must(s, "flush.requests") ==
+		    stat_must(&s2, "flush.requests") &&
+		    flush_settled(s) && flush_settled(&s2))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The periodic class moves as flush.periodic does: from one quiet
+ * snapshot (reasons_snapshot()) to another at least 5 s later (the
+ * kernel's period is 2 s), and on until the class has moved, for up to
+ * 20 s; equal when both snapshots were quiet, within one otherwise.
+ * Proactive reclaim (memory.reclaim) of a cgroup holding 20 MiB asks as
+ * `reclaim` where it flushes, which the diagnostics show.
  */
 static int reasons_periodic_and_reclaim(const char *cg)
 {
@@ -473,26 +503,35 @@ static int reasons_periodic_and_reclaim(const char *cg)
 	struct reasons a, b;
 	struct stats s0, s1;
 	struct child c;
-	uint64_t dp, dc;
-	int r, n, bad = 0;
+	uint64_t dp = 0, dc = 0, t0;
+	int q0, q1 = -1, r, n, bad = 0;
 
 	/* deferrable work: busy cpus keep it on time (test_periodic()) */
 	n = spinners_start(spin, ARRAY_SIZE(spin));
-	r = stats_read(&s0) || reasons_read(&a);
-	if (!r) {
+	q0 = reasons_snapshot(&s0, &a);
+	t0 = now_ns();
+	if (q0 >= 0) {
 		sleep_ms(5000);
-		r = stats_read(&s1) || reasons_read(&b);
+		for (;;) {
+			q1 = reasons_snapshot(&s1, &b);
+			if (q1 < 0)
+				break;
+			dp = stats_delta(&s0, &s1, "flush.periodic");
+			dc = class_delta(&a, &b, "periodic");
+			if (dc || now_ns() - t0 > 20000000000ULL)
+				break;
+			sleep_ms(1000);
+		}
 	}
 	if (n > 0)
 		spinners_stop(spin, n);
-	if (r)
+	if (q0 < 0 || q1 < 0)
 		return 1;
-	dp = stats_delta(&s0, &s1, "flush.periodic");
-	dc = class_delta(&a, &b, "periodic");
-	diag("5 s: flush.periodic +%" PRIu64 ", class periodic +%" PRIu64
-	     " (the reads of stats and flush_reasons are not one moment: "
-	     "they may differ by one)", dp, dc);
-	if (!dc || dc + 1 < dp || dc > dp + 1) {
+	diag("%.1f s: flush.periodic +%" PRIu64 ", class periodic +%" PRIu64
+	     " (%s)", (now_ns() - t0) / 1e9, dp, dc,
+	     q0 && q1 ? "both snapshots quiet: must be equal" :
+			"a snapshot not quiet: may differ by one");
+	if (!dc || (q0 && q1 && dc != dp) || dc + 1 < dp || dc > dp + 1) {
 		diag("the periodic class does not follow flush.periodic");
 		bad++;
 	}
@@ -516,23 +555,18 @@ static int reasons_periodic_and_reclaim(const char *cg)
 }
 
 /*
- * At a quiet moment (no request between the reads of stats around it),
- * whether the classes sum to flush.requests and flush.performed: 0 when
- * they do, 1 (said) when not, -1 on a read error. @r gets the reasons.
+ * At a quiet moment (reasons_snapshot()), whether the classes sum to
+ * flush.requests and flush.performed: 0 when they do, 1 (said) when not,
+ * -1 on a read error. @r gets the reasons.
  */
 static int reasons_add_up(struct reasons *r, bool quiet_diag)
 {
-	struct stats s1, s2;
+	struct stats s1;
 	uint64_t req = 0, perf = 0;
-	int i;
+	int i, q = reasons_snapshot(&s1, r);
 
-	for (i = 0; i < 10; i++) {
-		if (stats_read(&s1) || reasons_read(r) || stats_read(&s2))
-			return -1;
-		if (stat_must(&s1, "flush.requests") ==
-		    stat_must(&s2, "flush.requests"))
-			break;
-	}
+	if (q < 0)
+		return -1;
 	for (i = 0; i < r->nclass; i++) {
 		req += r->cls[i].requests;
 		perf += r->cls[i].performed;
@@ -543,8 +577,9 @@ static int reasons_add_up(struct reasons *r, bool quiet_diag)
 	if (!quiet_diag)
 		diag("the classes sum to %" PRIu64 " requests, %" PRIu64
 		     " performed; flush.requests %" PRIu64 ", performed %"
-		     PRIu64, req, perf, stat_must(&s1, "flush.requests"),
-		     stat_must(&s1, "flush.performed"));
+		     PRIu64 "%s", req, perf, stat_must(&s1, "flush.requests"),
+		     stat_must(&s1, "flush.performed"),
+		     q ? "" : " (never quiet for 2 s)");
 	return 1;
 }
 

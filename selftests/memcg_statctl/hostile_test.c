@@ -1052,17 +1052,9 @@ static int worker(void *arg, struct child *c)
 	return 0;
 }
 
-/* requests = performed + skipped: no flush in flight between the two */
-static bool flush_settled(struct stats *s)
-{
-	return stat_must(s, "flush.requests") ==
-	       stat_must(s, "flush.performed") + stat_must(s, "flush.skipped");
-}
-
 /*
- * A snapshot two consecutive reads agree on, with no flush in flight: a
- * request is counted when a flush starts and its outcome when it ends, and
- * a vCPU that QEMU pauses mid-flush can hold that gap for a while.
+ * A snapshot two consecutive reads agree on, with no flush in flight
+ * (flush_settled()).
  */
 static int stats_quiet(struct stats *s)
 {

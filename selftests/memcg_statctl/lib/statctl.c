@@ -265,6 +265,12 @@ uint64_t stats_delta(const struct stats *a, const struct stats *b,
 	return vb - va;
 }
 
+bool flush_settled(const struct stats *s)
+{
+	return stat_must(s, "flush.requests") ==
+	       stat_must(s, "flush.performed") + stat_must(s, "flush.skipped");
+}
+
 bool counters_present(const char *const *names, size_t n)
 {
 	struct stats s;

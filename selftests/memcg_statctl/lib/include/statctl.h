@@ -45,6 +45,13 @@ uint64_t stat_must(const struct stats *s, const char *name);
 /* b - a for a counter present in both (0 when absent). */
 uint64_t stats_delta(const struct stats *a, const struct stats *b,
 		     const char *name);
+/*
+ * flush.requests = flush.performed + flush.skipped in @s: no flush was in
+ * flight when it was read. A request is counted when it starts and its
+ * outcome when it ends; a vCPU that QEMU pauses mid-flush can hold that
+ * gap open for a while.
+ */
+bool flush_settled(const struct stats *s);
 /* Every counter of @names (@n) is in `stats`; else says which is not. */
 bool counters_present(const char *const *names, size_t n);
 
