@@ -118,7 +118,8 @@ readme-check: userspace
 # directory, and guest-prep.sh first makes what they do share.
 ## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
 ##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
-##                            Prometheus output with node_exporter, the bash completion, then
+##                            the kernel-log judge on made-up logs, Prometheus output with
+##                            node_exporter, the bash completion, then
 ##                            two lanes side by side: check-lane-a and check-lane-b
 check:
 	$(MAKE) deps
@@ -129,6 +130,7 @@ check:
 	scripts/checks/tracked-elf-check.sh
 	$(MAKE) checkpatch
 	scripts/checks/build-refusal-check.sh
+	scripts/checks/klog-splats-check.sh
 	scripts/checks/openmetrics-check.sh
 	scripts/checks/completion-check.sh
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3

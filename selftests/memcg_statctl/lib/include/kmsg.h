@@ -16,7 +16,8 @@ int kmsg_mark(struct kmsg_mark *m, const char *tag);
 /*
  * Lines logged after the mark that contain WARNING:, BUG:, Oops,
  * general protection or Call Trace; each is printed as a diagnostic.
- * Returns their number, or -errno.
+ * Those of the known debugfs unload race (lib/kmsg.c) are reported, not
+ * counted. Returns their number, or -errno.
  */
 int kmsg_scan(const struct kmsg_mark *m);
 /* kmsg_scan(), where a line containing one of @extra (@n) counts too. */
