@@ -22,6 +22,14 @@ skipped=$(grep -cE '^ok [0-9]+ .*# *SKIP' <<<"$job" || true)
 [ "$plans" -ge 1 ] || bad "no TAP plan in the guest output"
 # the failed subtests too, on the same line: the end of a CI log keeps it
 subs=$(grep -E '^# +not ok [0-9]+ ' <<<"$job" | sed -E 's/^# +not ok [0-9]+ //' | paste -sd, || true)
+# ... and, above that line, each failed subtest's last diagnostics: why it
+# failed, where the end of a CI log can show it
+if [ "$failed" -gt 0 ]; then
+	awk '/^# # / { d[n++ % 12] = $0; next }
+	     /^# +not ok [0-9]+ / { print "diagnostics before \"" $0 "\":";
+		for (i = (n > 12 ? n - 12 : 0); i < n; i++) print "  " d[i % 12] }
+	     /^# +(not )?ok [0-9]+ / { n = 0 }' <<<"$job" >&2
+fi
 [ "$failed" -eq 0 ] || bad "$failed test(s) failed: $(grep -E '^not ok' <<<"$job" | paste -sd';')${subs:+ (subtests: $subs)}"
 ran=$((passed + failed))
 [ "$ran" -eq "${planned:-0}" ] || bad "TAP planned ${planned:-0} tests, $ran reported"
