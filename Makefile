@@ -146,17 +146,21 @@ check-lane-a: userspace
 	$(MAKE) readme-check
 	scripts/checks/deb-check.sh 6.1
 
-# stress_test's run in check's vmtests: half its default, so that check
-# stays within its time budget; `make vmtest` runs the whole 120 s.
+# stress_test's run in check's vmtests: half its default, and fault_test's:
+# 24 unload/load cycles, each knob combination twice, of its 50, so that
+# check stays within its time budget; `make vmtest` runs the whole of both.
 CHECK_STRESS_S ?= 60
+CHECK_FAULT_CYCLES ?= 24
+CHECK_TEST_ENV = MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) \
+		 MEMCG_STATCTL_FAULT_CYCLES=$(CHECK_FAULT_CYCLES)
 ## make check-lane-b          check's other lane: the Debian packages (make deb, for lane a's
 ##                            deb-check), vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12, the
 ##                            refusal check (6.12 booted with cgroup_disable=memory), the
 ##                            install check (6.1; here, as lane a is the longer one)
 check-lane-b:
 	$(MAKE) deb
-	MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) $(MAKE) vmtest KVER=6.12
-	MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) $(MAKE) vmtest KVER=7.3
+	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=6.12
+	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=7.3
 	scripts/checks/dkms-check.sh 6.1
 	scripts/checks/dkms-check.sh 6.12
 	scripts/checks/refusal-check.sh 6.12

@@ -2,7 +2,8 @@
 /*
  * Load/unload cycles under load.
  *
- *  unload_cycles_under_load  CYCLES (50) unload/load cycles, at least
+ *  unload_cycles_under_load  CYCLES (50, or $MEMCG_STATCTL_FAULT_CYCLES
+ *      from MIN_CYCLES to 500) unload/load cycles, at least
  *      MIN_CYCLES (24) within the time budget, while three
  *      children run: a page-fault loop (mmap 8 MiB, touch, munmap) in a
  *      leaf cgroup, a memory.stat reader of that cgroup, and a reader of
@@ -43,11 +44,15 @@
 #include "lib.h"
 
 #define CYCLES		50
+#define CYCLES_MAX	500
 /*
  * The knob combinations repeat every 12 cycles (set_combo()): a run that
  * hit the time budget passes when it went through each of them twice.
  */
 #define MIN_CYCLES	24
+
+/* the number of cycles to run: CYCLES or $MEMCG_STATCTL_FAULT_CYCLES */
+static int cycles = CYCLES;
 #define SETTLE_MS	200
 /*
  * Stop cycling past this (a failure only when fewer than MIN_CYCLES ran: a
@@ -266,8 +271,8 @@ static int test_cycles(void)
 		set_nice(sr.pid, 10);
 	}
 
-	for (cycle = 1; cycle <= CYCLES; cycle++) {
-		bool last = cycle == CYCLES, paused = !(cycle % 2);
+	for (cycle = 1; cycle <= cycles; cycle++) {
+		bool last = cycle == cycles, paused = !(cycle % 2);
 
 		ph.t = now_ns();
 		if (!last && ph.t - t0 > budget_s * 1000000000ULL) {
@@ -342,7 +347,7 @@ static int test_cycles(void)
 	     (now_ns() - t0) / 1e9, desc);
 	phases_report(&ph);
 	if (done < MIN_CYCLES) {
-		diag("%d of %d cycles ran, fewer than %d", done, CYCLES,
+		diag("%d of %d cycles ran, fewer than %d", done, cycles,
 		     MIN_CYCLES);
 		bad++;
 	}
@@ -375,6 +380,15 @@ static const struct test tests[] = {
 
 int main(void)
 {
+	const char *env = getenv("MEMCG_STATCTL_FAULT_CYCLES");
+	uint64_t v;
+
+	if (env && *env) {
+		if (parse_u64(env, &v) || v < MIN_CYCLES || v > CYCLES_MAX)
+			ksft_exit_fail_msg("MEMCG_STATCTL_FAULT_CYCLES=%s: not a number of cycles from %d to %d\n",
+					   env, MIN_CYCLES, CYCLES_MAX);
+		cycles = (int)v;
+	}
 	require_module();
 	flush = flush_control_state();
 	if (flush == KSFT_FAIL)
