@@ -191,6 +191,10 @@ static bool mcs_btf_type_is(const struct mcs_btf *b, u32 id, const char *want,
 		return !strcmp(*name, want);
 	if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
 		return false;
+	if (!strcmp(want, "void *")) {
+		*name = t->type ? "a typed pointer" : "void *";
+		return !t->type;
+	}
 	t = mcs_btf_find(b, t->type, NULL);
 	while (t && (BTF_INFO_KIND(t->info) == BTF_KIND_CONST ||
 		     BTF_INFO_KIND(t->info) == BTF_KIND_VOLATILE))
@@ -268,4 +272,44 @@ int mcs_btf_member_array(const char *type, const char *member,
 	}
 	*nelems = a->nelems;
 	return mcs_btf_offset(&b, type, m);
+}
+
+int mcs_btf_member_in(const char *type, const char *outer, const char *member,
+		      const char *member_type, u32 size)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	struct mcs_btf b;
+	const char *name;
+	unsigned int i;
+	int ret, base;
+	u32 bits;
+
+	m = mcs_btf_lookup(&b, type, outer, &ret);
+	if (!m)
+		return ret;
+	base = mcs_btf_offset(&b, type, m);
+	t = mcs_btf_find(&b, m->type, NULL);
+	if (base < 0 || !t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
+			       BTF_INFO_KIND(t->info) != BTF_KIND_UNION)) {
+		pr_err("BTF: %s.%s is not a struct in place\n", type, outer);
+		return -EINVAL;
+	}
+	m = (const void *)(t + 1);
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++)
+		if (!strcmp(mcs_btf_name(&b, m->name_off), member))
+			break;
+	if (i == BTF_INFO_VLEN(t->info)) {
+		pr_err("BTF: no %s.%s.%s in this kernel\n", type, outer, member);
+		return -ENOENT;
+	}
+	if (!mcs_btf_type_is(&b, m->type, member_type, size, &name)) {
+		pr_err("BTF: %s.%s.%s is '%s' of %u bytes, not '%s' of %u\n",
+		       type, outer, member, name, mcs_btf_size(&b, m->type),
+		       member_type, size);
+		return -EINVAL;
+	}
+	bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) :
+					 m->offset;
+	return bits % 8 ? -EINVAL : base + bits / 8;
 }

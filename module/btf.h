@@ -36,4 +36,18 @@ int mcs_btf_member(const char *type, const char *member,
 int mcs_btf_member_array(const char *type, const char *member,
 			 const char *elem_type, u32 elem_size, u32 *nelems);
 
+/**
+ * mcs_btf_member_in() - the offset of a member of a struct member
+ * @type: the outer struct
+ * @outer: its member, a struct or union held in place (may be anonymous)
+ * @member: the member of @outer the module reads
+ * @member_type: as for mcs_btf_member(), or "void *"
+ * @size: the size that type must have
+ *
+ * Return: the byte offset of @type.@outer.@member from the start of
+ * @type, or a negative errno (said in one log line).
+ */
+int mcs_btf_member_in(const char *type, const char *outer, const char *member,
+		      const char *member_type, u32 size);
+
 #endif /* MCS_BTF_H */

@@ -13,6 +13,7 @@
 #include <linux/utsname.h>
 
 #include "attribution.h"
+#include "bpf_share.h"
 #include "compat.h"
 #include "counters.h"
 #include "debugfs.h"
@@ -38,6 +39,7 @@ static int mcs_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "lockdown %s\n",
 		   security_locked_down(LOCKDOWN_DEBUGFS) ? "debugfs" : "none");
 	seq_printf(m, "pending %s\n", mcs_staleness_state());
+	seq_printf(m, "bpf_share %s\n", mcs_bpf_share_state());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_version);
@@ -48,6 +50,7 @@ static int mcs_hooks_show(struct seq_file *m, void *v)
 	mcs_hook_table_show(m, &mcs_update_hooks);
 	mcs_hook_table_show(m, &mcs_stock_hooks);
 	mcs_hook_table_show(m, &mcs_attr_hooks);
+	mcs_hook_table_show(m, &mcs_bpf_hooks);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcs_hooks);

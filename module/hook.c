@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -80,7 +81,7 @@ static void mcs_hook_detach_rows(struct mcs_hook *h)
 
 static int mcs_hook_register(struct mcs_hook *h)
 {
-	int ret;
+	int ret, tries;
 
 	if (h->mech == MCS_MECH_COUNT)
 		return mcs_hook_attach_rows(h);
@@ -91,7 +92,16 @@ static int mcs_hook_register(struct mcs_hook *h)
 	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 0);
 	if (ret)
 		return ret;
-	ret = register_ftrace_function(&h->ops);
+	/*
+	 * On a function a BPF trampoline holds, its ops_func may answer
+	 * -EAGAIN while another task has the trampoline's mutex: try again.
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		ret = register_ftrace_function(&h->ops);
+		if (ret != -EAGAIN)
+			break;
+		usleep_range(1000, 2000);
+	}
 	if (ret)
 		ftrace_free_filter(&h->ops);
 	return ret;
@@ -309,6 +319,30 @@ void mcs_hooks_detach(struct mcs_hook_table *t, unsigned int group)
 		if (t->hooks[i].group & group)
 			mcs_hook_detach(&t->hooks[i]);
 	mutex_unlock(&mcs_hook_lock);
+}
+
+unsigned int mcs_hooks_renotify(struct mcs_hook_table *t, unsigned long addr)
+{
+	unsigned int i, n = 0;
+
+	mutex_lock(&mcs_hook_lock);
+	for (i = 0; i < t->n; i++) {
+		struct mcs_hook *h = &t->hooks[i];
+
+		if (h->mech != MCS_MECH_REDIRECT || h->addr != addr ||
+		    h->state != MCS_HOOK_ATTACHED)
+			continue;
+		mcs_hook_unregister(h);
+		if (mcs_hook_register(h)) {
+			pr_err("hook %s on %s: registration failed again: the kernel's function runs unredirected\n",
+			       h->name, h->target);
+			h->state = MCS_HOOK_FAILED;
+			continue;
+		}
+		n++;
+	}
+	mutex_unlock(&mcs_hook_lock);
+	return n;
 }
 
 bool mcs_hooks_attached(struct mcs_hook_table *t, unsigned int group)

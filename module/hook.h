@@ -198,6 +198,21 @@ void mcs_hooks_lock(void);
 void mcs_hooks_unlock(void);
 
 /**
+ * mcs_hooks_renotify() - register the attached redirects of @addr again
+ * @t: the table
+ * @addr: the function
+ *
+ * An IPMODIFY ops that registers on a function a direct trampoline holds
+ * tells that trampoline's owner it shares the function (ftrace's ops_func,
+ * FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER). For a BPF trampoline that
+ * came after the redirect, this is how it learns (bpf_share.c). Calls of
+ * @addr in between run the kernel's function.
+ *
+ * Return: how many redirects were registered again.
+ */
+unsigned int mcs_hooks_renotify(struct mcs_hook_table *t, unsigned long addr);
+
+/**
  * mcs_hook_table_show() - the lines of @t in the `hooks` file
  * @m: the file
  * @t: the table

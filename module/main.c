@@ -13,6 +13,7 @@
 #include <linux/utsname.h>
 
 #include "attribution.h"
+#include "bpf_share.h"
 #include "caller.h"
 #include "clones.h"
 #include "compat.h"
@@ -50,9 +51,13 @@ static int __init mcs_init(void)
 	ret = mcs_caller_init();
 	if (ret)
 		goto fail_ksym;
-	ret = mcs_flush_init();
+	/* Before any counting site takes a direct slot a BPF link wants. */
+	ret = mcs_bpf_share_init();
 	if (ret)
 		goto fail_caller;
+	ret = mcs_flush_init();
+	if (ret)
+		goto fail_bpf;
 	ret = mcs_stock_init();
 	if (ret)
 		goto fail_flush;
@@ -76,6 +81,8 @@ fail_stock:
 	mcs_stock_exit();
 fail_flush:
 	mcs_flush_exit();
+fail_bpf:
+	mcs_bpf_share_exit();
 fail_caller:
 	mcs_caller_exit();
 fail_ksym:
@@ -91,6 +98,7 @@ static void __exit mcs_exit(void)
 	mcs_attr_exit();
 	mcs_stock_exit();
 	mcs_flush_exit();
+	mcs_bpf_share_exit();
 	mcs_caller_exit();
 	mcs_ksym_exit();
 	pr_info("unloaded\n");

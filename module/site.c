@@ -100,7 +100,7 @@ static void notrace mcs_site_ftrace_cb(unsigned long ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	struct mcs_site *s = container_of(op, struct mcs_site, ops);
+	struct mcs_site *s = container_of(op, struct mcs_site, fops);
 	struct mcs_site_row *r;
 
 	/* ftrace passes the true caller, whatever the stack slot holds. */
@@ -203,23 +203,33 @@ static int mcs_site_register_ftrace(struct mcs_site *s)
 {
 	int ret;
 
-	memset(&s->ops, 0, sizeof(s->ops));
-	s->ops.func = mcs_site_ftrace_cb;
-	ret = ftrace_set_filter_ip(&s->ops, s->addr, 0, 0);
+	memset(&s->fops, 0, sizeof(s->fops));
+	s->fops.func = mcs_site_ftrace_cb;
+	ret = ftrace_set_filter_ip(&s->fops, s->addr, 0, 0);
 	if (ret)
 		return ret;
-	ret = register_ftrace_function(&s->ops);
+	ret = register_ftrace_function(&s->fops);
 	if (ret)
-		ftrace_free_filter(&s->ops);
+		ftrace_free_filter(&s->fops);
 	return ret;
 }
 
+static void mcs_site_unregister_ftrace(struct mcs_site *s)
+{
+	mcs_unregister_check(unregister_ftrace_function(&s->fops), s->target);
+	ftrace_free_filter(&s->fops);
+}
+
+/* BPF links in progress (bpf_share.c): no site takes a direct slot then. */
+static unsigned int mcs_bpf_linking;
+
 static int mcs_site_register(struct mcs_site *s)
 {
-	int ret = mcs_site_register_direct(s);
+	int ret = mcs_bpf_linking ? -EBUSY : mcs_site_register_direct(s);
 
 	if (!ret) {
 		s->mech = MCS_SITE_DIRECT;
+		s->yielded = false;
 		return 0;
 	}
 	pr_info("%s: no direct call (%d: %s), counting through an ftrace_ops\n",
@@ -227,6 +237,7 @@ static int mcs_site_register(struct mcs_site *s)
 		ret == -EBUSY ? "another direct user, e.g. a BPF trampoline, has the function" :
 				"direct calls unavailable");
 	s->shares_ipmodify = false;
+	s->yielded = ret == -EBUSY;
 	ret = mcs_site_register_ftrace(s);
 	if (!ret)
 		s->mech = MCS_SITE_FTRACE;
@@ -236,16 +247,97 @@ static int mcs_site_register(struct mcs_site *s)
 /* Returns after the last call in flight has left the trampoline. */
 static void mcs_site_unregister(struct mcs_site *s)
 {
-	if (s->mech == MCS_SITE_DIRECT) {
+	if (s->mech == MCS_SITE_DIRECT)
 		mcs_unregister_check(mcs_direct_unregister(&s->ops, s->tramp),
 				     s->target);
-	} else if (s->mech == MCS_SITE_FTRACE) {
-		mcs_unregister_check(unregister_ftrace_function(&s->ops),
+	else if (s->mech == MCS_SITE_FTRACE)
+		mcs_unregister_check(unregister_ftrace_function(&s->fops),
 				     s->target);
-		ftrace_free_filter(&s->ops);
-	}
+	if (s->mech == MCS_SITE_FTRACE)
+		ftrace_free_filter(&s->fops);
 	s->mech = MCS_SITE_NONE;
 	s->shares_ipmodify = false;
+	s->yielded = false;
+}
+
+/*
+ * Direct to ftrace, or back. The new mechanism is registered before the
+ * old one goes, so no call is missed; a call that enters the function in
+ * the moment both are registered is counted by both (ftrace calls the
+ * ops, then the direct trampoline). Tests compare counts over windows
+ * with no switch inside.
+ */
+static void mcs_site_to_ftrace(struct mcs_site *s, const char *why)
+{
+	int ret;
+
+	if (s->mech != MCS_SITE_DIRECT)
+		return;
+	ret = mcs_site_register_ftrace(s);
+	if (ret) {
+		pr_err("%s: cannot move counting to an ftrace_ops (%d); %s may fail with -EBUSY\n",
+		       s->target, ret, why);
+		return;
+	}
+	mcs_unregister_check(mcs_direct_unregister(&s->ops, s->tramp),
+			     s->target);
+	s->mech = MCS_SITE_FTRACE;
+	s->shares_ipmodify = false;
+	s->yielded = true;
+	pr_info("%s: counting moved from the direct trampoline to an ftrace_ops: %s\n",
+		s->target, why);
+}
+
+static void mcs_site_to_direct(struct mcs_site *s, const char *why)
+{
+	int ret;
+
+	if (s->mech != MCS_SITE_FTRACE || !s->yielded)
+		return;
+	ret = mcs_site_register_direct(s);
+	if (ret == -EBUSY)
+		return;		/* still another direct user's */
+	if (ret) {
+		pr_err("%s: direct trampoline not registered again (%d): counting stays on the ftrace_ops\n",
+		       s->target, ret);
+		s->yielded = false;
+		return;
+	}
+	mcs_site_unregister_ftrace(s);
+	s->mech = MCS_SITE_DIRECT;
+	s->yielded = false;
+	pr_info("%s: counting back on the direct trampoline: %s\n", s->target,
+		why);
+}
+
+void mcs_sites_bpf_link_begin(unsigned long addr)
+{
+	unsigned int i;
+
+	mcs_bpf_linking++;
+	for (i = 0; i < MCS_SITES_MAX; i++)
+		if (mcs_sites[i].addr && (!addr || mcs_sites[i].addr == addr))
+			mcs_site_to_ftrace(&mcs_sites[i],
+					   "a BPF trampoline is attaching to the function");
+}
+
+void mcs_sites_reclaim(const char *why)
+{
+	unsigned int i;
+
+	if (mcs_bpf_linking)
+		return;
+	for (i = 0; i < MCS_SITES_MAX; i++)
+		if (mcs_sites[i].addr)
+			mcs_site_to_direct(&mcs_sites[i], why);
+}
+
+void mcs_sites_bpf_link_end(int ret)
+{
+	if (!WARN_ON_ONCE(!mcs_bpf_linking))
+		mcs_bpf_linking--;
+	mcs_sites_reclaim(ret ? "a BPF trampoline failed to attach" :
+				"no other direct user");
 }
 
 /*

@@ -15,8 +15,10 @@
  *           the fentry site (or via ftrace_regs_caller when other ftrace
  *           users share the function).
  *   ftrace  an ordinary ftrace_ops whose C callback walks the same rows.
- *           Used when another direct user, such as a BPF trampoline, owns
- *           the function (-EBUSY).
+ *           Used while another direct user, such as a BPF trampoline, owns
+ *           the function (-EBUSY); bpf_share.c moves a site here before a
+ *           BPF trampoline takes its function, and back to direct once
+ *           the function's direct slot is free again.
  * The first attached row registers the site, the last detached one
  * unregisters it. Changes in between move the direct call to the variant
  * that fits the attached rows with modify_ftrace_direct(), which counts
@@ -62,7 +64,13 @@ struct mcs_site {
 	enum mcs_site_mech mech;
 	unsigned long tramp;		/* direct: the trampoline registered */
 	bool shares_ipmodify;		/* with a livepatch or kprobe */
-	struct ftrace_ops ops;
+	/*
+	 * ftrace because another direct user (a BPF trampoline) has or was
+	 * about to take the function: back to direct when it leaves.
+	 */
+	bool yielded;
+	struct ftrace_ops ops;		/* direct */
+	struct ftrace_ops fops;		/* ftrace */
 };
 
 /**
@@ -98,6 +106,34 @@ int mcs_site_attach(struct mcs_site *s, struct mcs_site_row *row);
  * @row: the row
  */
 void mcs_site_detach(struct mcs_site *s, struct mcs_site_row *row);
+
+/**
+ * mcs_sites_bpf_link_begin() - a BPF trampoline may take @addr's direct slot
+ * @addr: the traced function, or 0 for every function (a link of one
+ *	program to many functions)
+ *
+ * The site of @addr, if direct, moves to an ftrace_ops first. Until the
+ * matching mcs_sites_bpf_link_end(), no site returns to direct and new
+ * sites start on ftrace, so the link cannot find the slot taken.
+ */
+void mcs_sites_bpf_link_begin(unsigned long addr);
+
+/**
+ * mcs_sites_bpf_link_end() - the BPF link of mcs_sites_bpf_link_begin() ended
+ * @ret: its result, for the log
+ *
+ * With no link left in progress, every yielded site tries its direct
+ * trampoline again; those whose function a BPF trampoline holds stay.
+ */
+void mcs_sites_bpf_link_end(int ret);
+
+/**
+ * mcs_sites_reclaim() - yielded sites try their direct trampoline again
+ * @why: for the log
+ *
+ * After a BPF program left a function. Nothing while a link is in progress.
+ */
+void mcs_sites_reclaim(const char *why);
 
 /**
  * mcs_site_mech_name() - how calls reach the site now
