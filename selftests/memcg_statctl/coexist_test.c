@@ -73,7 +73,8 @@ static int rows_select(bool redirect)
 		struct row *r = &rows[nrows];
 
 		if (strcmp(h->state, "attached") ||
-		    !strcmp(h->mech, "redirect") != redirect)
+		    !strcmp(h->mech, "redirect") != redirect ||
+		    (redirect && !hook_is_flush_redirect(h)))
 			continue;
 		if (!redirect && !strcmp(h->caller, "-"))
 			continue;

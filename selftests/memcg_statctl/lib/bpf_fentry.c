@@ -256,23 +256,18 @@ static long bpf(int cmd, union bpf_attr *attr)
 	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
 }
 
-int bpf_fentry_attach(const char *func, int *prog_fd)
+static int bpf_prog_attach(const struct bpf_insn *insns, unsigned int n,
+			   int id, bool fexit, int *prog_fd)
 {
-	static const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	union bpf_attr a;
-	int id = btf_func_id(func), pfd, lfd;
+	int pfd, lfd;
 
-	if (id < 0)
-		return id;
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_TRACING;
-	a.expected_attach_type = BPF_TRACE_FENTRY;
+	a.expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
 	a.attach_btf_id = id;
 	a.insns = (uintptr_t)insns;
-	a.insn_cnt = 2;
+	a.insn_cnt = n;
 	a.license = (uintptr_t)"GPL";
 	pfd = bpf(BPF_PROG_LOAD, &a);
 	if (pfd < 0)
@@ -287,4 +282,101 @@ int bpf_fentry_attach(const char *func, int *prog_fd)
 	}
 	*prog_fd = pfd;
 	return lfd;
+}
+
+int bpf_fentry_attach(const char *func, int *prog_fd)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = btf_func_id(func);
+
+	if (id < 0)
+		return id;
+	return bpf_prog_attach(insns, 2, id, false, prog_fd);
+}
+
+int bpf_counter_attach(struct bpf_counter *c, const char *func, bool fexit)
+{
+	/* key = 0; v = lookup(map, &key); if (v) atomic v += 1; return 0 */
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = 10, .off = -4 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 2,
+		  .src_reg = 10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = 2, .imm = -4 },
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1,
+		  .src_reg = BPF_PSEUDO_MAP_FD },
+		{ 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = 0, .off = 2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = 0,
+		  .src_reg = 1, .imm = BPF_ADD },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	int id = btf_func_id(func), r;
+
+	c->map_fd = c->prog_fd = c->link_fd = -1;
+	if (id < 0)
+		return id;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 1;
+	c->map_fd = bpf(BPF_MAP_CREATE, &a);
+	if (c->map_fd < 0)
+		return -errno;
+	insns[3].imm = c->map_fd;
+	r = bpf_prog_attach(insns, sizeof(insns) / sizeof(insns[0]), id, fexit,
+			    &c->prog_fd);
+	if (r < 0) {
+		close(c->map_fd);
+		c->map_fd = -1;
+		return r;
+	}
+	c->link_fd = r;
+	return 0;
+}
+
+int bpf_counter_read(const struct bpf_counter *c, uint64_t *val)
+{
+	union bpf_attr a;
+	uint32_t key = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = c->map_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)val;
+	return bpf(BPF_MAP_LOOKUP_ELEM, &a) < 0 ? -errno : 0;
+}
+
+int bpf_counter_misses(const struct bpf_counter *c, uint64_t *misses)
+{
+	struct bpf_prog_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = c->prog_fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	if (bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0)
+		return -errno;
+	*misses = info.recursion_misses;
+	return 0;
+}
+
+void bpf_counter_detach(struct bpf_counter *c)
+{
+	if (c->link_fd >= 0)
+		close(c->link_fd);
+	if (c->prog_fd >= 0)
+		close(c->prog_fd);
+	if (c->map_fd >= 0)
+		close(c->map_fd);
+	c->map_fd = c->prog_fd = c->link_fd = -1;
 }

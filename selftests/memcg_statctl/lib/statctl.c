@@ -369,6 +369,11 @@ int hooks_present_state_is(const char *const *prefixes, size_t n,
 	return hooks_state_check(prefixes, n, want, true);
 }
 
+bool hook_is_flush_redirect(const struct hook *h)
+{
+	return !strcmp(h->mech, "redirect") && strncmp(h->name, "bpf.", 4);
+}
+
 int hook_targets_read(struct hook_targets *t)
 {
 	struct hooks hs;
@@ -441,7 +446,7 @@ int flush_control_state(void)
 	if (hooks_read(&hs))
 		return KSFT_FAIL;
 	for (i = 0; i < hs.n; i++) {
-		if (strcmp(hs.h[i].mech, "redirect") ||
+		if (!hook_is_flush_redirect(&hs.h[i]) ||
 		    kallsyms_has(hs.h[i].target))
 			continue;
 		diag("flush control %s: %s is not in /proc/kallsyms (inlined)",

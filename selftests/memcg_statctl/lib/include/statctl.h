@@ -72,6 +72,11 @@ struct hooks {
 	struct hook h[HOOKS_MAX];
 };
 
+/*
+ * A redirect of a kernel flush point (the `flush*` rows), not one of the
+ * module's redirects of the BPF link functions (`bpf.*`).
+ */
+bool hook_is_flush_redirect(const struct hook *h);
 /* Parse `hooks`; -EPROTO (printed) on a line without exactly 6 fields. */
 int hooks_read(struct hooks *hs);
 const struct hook *hook_find(const struct hooks *hs, const char *name);
