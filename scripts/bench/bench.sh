@@ -16,7 +16,7 @@
 # Knobs (environment): MCS_BENCH_ROUNDS (3), MCS_BENCH_K (measured batches
 # per run, 15), MCS_BENCH_WARMUP (1), MCS_BENCH_N_PAGE_FAULT (4096 pages),
 # MCS_BENCH_N_SLAB (2000 files), MCS_BENCH_N_STAT_READER (400 reads),
-# MCS_BENCH_CONFIGS (absent off stock flush update default optin attr kprobe bpftrace;
+# MCS_BENCH_CONFIGS (absent off stock flush update default optin attr kprobe bpftrace bpfshare;
 # empty, the control module, on request),
 # MCS_BENCH_DIR (build/bench).
 # Exit: 0 measured and every budget met, 1 a budget missed or the run
@@ -29,7 +29,7 @@ mkdir -p "$B"
 start=$(date +%s)
 
 rounds=${MCS_BENCH_ROUNDS:-3}
-configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default optin attr kprobe bpftrace}
+configs=${MCS_BENCH_CONFIGS:-absent off stock flush update default optin attr kprobe bpftrace bpfshare}
 workloads="page-fault slab stat-reader"
 
 # 1. The QEMU plugin that counts guest instructions between markers.
@@ -75,7 +75,7 @@ files+=("$ko=/lib/memcg_statctl.ko" "$B/mcs-bench=/usr/bin/mcs-bench"
 # bpftrace with the libraries ldd names (initramfs.sh); it needs nothing
 # else from the root: BTF, tracefs and a /tmp come from the guest's kernel
 # and /init. Left out when no configuration uses it (a smaller initramfs).
-if [[ " $configs " == *" bpftrace "* ]]; then
+if [[ " $configs " == *" bpftrace "* || " $configs " == *" bpfshare "* ]]; then
 	command -v bpftrace >/dev/null ||
 		die "bpftrace is not installed (make deps), needed by the bpftrace configuration"
 	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")

@@ -82,6 +82,7 @@ END {
 	desc["attr"] = "defaults + per-cgroup stock attribution (stock_attribution=1)"
 	desc["kprobe"] = "no module; tracefs kprobes + hist:keys=common_pid on" probes
 	desc["bpftrace"] = "no module; bpftrace kfunc: probes with per-cpu count() maps on" probes
+	desc["bpfshare"] = "bpftrace as in `bpftrace`, and the module with its defaults beside it (the shared functions counted through an ftrace_ops)"
 
 	emit("## Module cost in guest instructions (`make bench`)")
 	emit("")
@@ -222,6 +223,15 @@ END {
 			emit(sprintf("- %s stock attribution on vs bpftrace, %s: %+.3f%% against %+.3f%% (budget: below)", ok ? "PASS" : "FAIL", wl,
 				pct(med[wl, "attr"], med[wl, "absent"]), pct(med[wl, "bpftrace"], med[wl, "absent"])))
 		}
+	}
+	# 5. what the module adds while BPF trampolines share its functions
+	# (information: the ftrace_ops path, no budget)
+	for (w = 1; w <= nwl; w++) {
+		wl = wls[w]
+		if (!((wl, "bpfshare") in med) || !((wl, "bpftrace") in med)) continue
+		emit(sprintf("- info module beside bpftrace, %s: %+.1f insns/op (%+.3f%% of absent) over bpftrace alone; the defaults without bpftrace: %+.1f (%+.3f%%)", wl,
+			med[wl, "bpfshare"] - med[wl, "bpftrace"], 100 * (med[wl, "bpfshare"] - med[wl, "bpftrace"]) / med[wl, "absent"],
+			med[wl, "default"] - med[wl, "absent"], pct(med[wl, "default"], med[wl, "absent"])))
 	}
 	emit("")
 	emit("Rerun: `make bench` (or `scripts/bench/bench.sh 6.1`).")

@@ -91,7 +91,7 @@ start=$(date +%s)
 # vmtests (the Makefile's CHECK_TEST_ENV): this run checks the package;
 # `make vmtest` runs the whole of both.
 # shellcheck disable=SC2086  # the arguments are words
-MEMCG_STATCTL_STRESS_S=60 MEMCG_STATCTL_FAULT_CYCLES=24 \
+MEMCG_STATCTL_STRESS_S=60 MEMCG_STATCTL_FAULT_CYCLES=24 MEMCG_STATCTL_BPF_STORM_BT=1 \
 	"$ksft/run_kselftest.sh" $args >>"$out/run_kselftest.txt" 2>&1
 rc=$?
 echo "# run_kselftest.sh took $(($(date +%s) - start))s"

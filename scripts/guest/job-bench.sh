@@ -9,7 +9,10 @@
 # Parameters come from /bench/params (written by scripts/bench/bench.sh):
 #   ROUNDS CONFIGS WORKLOADS N_<workload> K WARMUP, FLUSH_HOOKS (1: the
 #   module has the flush_hooks parameter).
-# Configurations: absent off stock flush update default optin attr kprobe bpftrace,
+# Configurations: absent off stock flush update default optin attr kprobe bpftrace
+# bpfshare (the module's defaults beside bpftrace on the same functions: the
+# module counts them through an ftrace_ops while the BPF trampolines hold
+# their direct-call slots),
 # empty (a module that does nothing, of memcg_statctl's size: a control),
 # and for diagnosis kp:FUNC[,FUNC...] (kprobes + hist triggers on those
 # functions). bpftrace counts the same functions as kprobe with Debian's
@@ -264,6 +267,7 @@ setup() { # CONFIG
 	empty) insmod /lib/mcs_control.ko ;;
 	kprobe) kprobes_on $KPROBES ;;
 	bpftrace) bpftrace_on ;;
+	bpfshare) bpftrace_on && insmod $KO ;;
 	kp:*) kprobes_on $(echo "${1#kp:}" | tr , ' ') ;;
 	*) echo "# unknown config $1"; return 1 ;;
 	esac
@@ -274,6 +278,7 @@ teardown() { # CONFIG
 	absent) ;;
 	kprobe | kp:*) kprobes_off ;;
 	bpftrace) bpftrace_off ;;
+	bpfshare) rmmod memcg_statctl; bpftrace_off ;;
 	empty) rmmod mcs_control ;;
 	*) rmmod memcg_statctl ;;
 	esac
@@ -290,6 +295,9 @@ hits() { # CONFIG
 			echo "kprobe.$f $(sed -n 's/^ *Hits: //p' "$T/events/mcsbench/$f/hist")"
 		done ;;
 	bpftrace) bpftrace_hits ;;
+	bpfshare)
+		bpftrace_hits
+		awk '$5 == "attached" { print $1 "/" $2 ($3 == "-" ? "" : "@" $3), $6 }' $D/hooks ;;
 	*) awk '$5 == "attached" { print $1 "/" $2 ($3 == "-" ? "" : "@" $3), $6 }' $D/hooks ;;
 	esac
 }

@@ -31,6 +31,10 @@ done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
 files+=("$jq=/usr/bin/jq")
+# bpftrace (with the libraries ldd names): bpf_share_test's bpftrace cases,
+# skipped in a guest without it.
+command -v bpftrace >/dev/null &&
+	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")
 files+=("$@")
 # gnuplot is an alternatives symlink: copy what it points to.
 command -v gnuplot >/dev/null &&
