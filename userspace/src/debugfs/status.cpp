@@ -226,7 +226,9 @@ std::vector<StatusProblem> find_status_problems(const VersionInfo& version,
         for (const auto& name : names_in_state(hooks, "missing")) {
             // attr.* rows feed only the opt-in stock_by_cgroup file, which then says `state
             // missing` and whose knob refuses to turn on: a feature absent, not a broken count.
-            if (name.starts_with("attr.")) {
+            // So do bpf.* rows (`version` says bpf_share missing): BPF trampolines then cannot
+            // share the functions counted directly, and every count stays right.
+            if (name.starts_with("attr.") || name.starts_with("bpf.")) {
                 continue;
             }
             const auto rows = hooks_named(hooks, name);
