@@ -18,6 +18,7 @@
 
 #include "bpf_share.h"
 #include "btf.h"
+#include "compat.h"
 #include "flush_backend.h"
 #include "kcall.h"
 #include "ksym.h"
@@ -170,10 +171,13 @@ static struct mcs_hook mcs_bpf_rows[] = {
 	MCS_REDIRECT_ROW("bpf.link", "bpf_trampoline_link_prog", mcs_bpf_link),
 	MCS_REDIRECT_ROW("bpf.unlink", "bpf_trampoline_unlink_prog",
 			 mcs_bpf_unlink),
-	MCS_REDIRECT_ROW("bpf.multi_attach", "bpf_trampoline_multi_attach",
-			 mcs_bpf_multi_attach),
-	MCS_REDIRECT_ROW("bpf.multi_detach", "bpf_trampoline_multi_detach",
-			 mcs_bpf_multi_detach),
+	/* 7.x's multi links (no 6.x kernel has them) */
+	MCS_REDIRECT_ON_ROW(MCS_ON_7X, "bpf.multi_attach",
+			    "bpf_trampoline_multi_attach", mcs_bpf_multi_attach,
+			    NULL, NULL),
+	MCS_REDIRECT_ON_ROW(MCS_ON_7X, "bpf.multi_detach",
+			    "bpf_trampoline_multi_detach", mcs_bpf_multi_detach,
+			    NULL, NULL),
 };
 
 static struct mcs_kcall *mcs_bpf_kcalls[] = {

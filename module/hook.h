@@ -101,17 +101,25 @@ struct mcs_hook {
 		.kind = _kind,				\
 	}
 
-/* A redirect of @target to @to, or to @alt for calls from @caller. */
-#define MCS_REDIRECT_BY_CALLER_ROW(_name, _target, _to, _caller, _alt) \
+/*
+ * A redirect of @target to @to, or to @alt for calls from @caller, on the
+ * generations @gens (0: all).
+ */
+#define MCS_REDIRECT_ON_ROW(_gens, _name, _target, _to, _caller, _alt) \
 	{						\
 		.name = _name,				\
 		.target = _target,			\
 		.mech = MCS_MECH_REDIRECT,		\
 		.group = MCS_GRP_REDIRECT,		\
+		.gens = _gens,				\
 		.redirect_to = _to,			\
 		.alt_caller = _caller,			\
 		.redirect_alt = _alt,			\
 	}
+
+/* A redirect of @target to @to, or to @alt for calls from @caller. */
+#define MCS_REDIRECT_BY_CALLER_ROW(_name, _target, _to, _caller, _alt) \
+	MCS_REDIRECT_ON_ROW(0, _name, _target, _to, _caller, _alt)
 
 /* A redirect of @target to the module function @to. */
 #define MCS_REDIRECT_ROW(_name, _target, _to)		\

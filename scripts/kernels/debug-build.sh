@@ -20,9 +20,13 @@ name=${1:-6.1-debug}
 base=$(kernel_field "$name" series)
 srcpkg=$(kernel_field "$name" image)
 mkdir -p "$MCS_KCACHE"
-# The real path: build/kernels is often a link to a shared cache, and the
-# .env must stay valid for every tree that links to it.
-dir=$(cd -P "$MCS_KCACHE" && pwd)/$name
+# The build takes about an hour: it is kept outside the checkout, in
+# MCS_DEBUG_CACHE (default /var/cache/memcg-statctl), where a later checkout
+# on the same machine finds it (`make clean` leaves it; remove the folder to
+# rebuild). The .env in build/kernels points there.
+cache=${MCS_DEBUG_CACHE:-/var/cache/memcg-statctl}
+mkdir -p "$cache"
+dir=$(cd -P "$cache" && pwd)/$name
 src=$dir/src
 obj=$dir/obj
 root=$dir/root

@@ -31,10 +31,12 @@ done
 tool=$MCS_BUILD/userspace/memcg-statctl
 [ -x "$tool" ] && files+=("$tool=/usr/bin/memcg-statctl")
 files+=("$jq=/usr/bin/jq")
-# bpftrace (with the libraries ldd names): bpf_share_test's bpftrace cases,
-# skipped in a guest without it.
-command -v bpftrace >/dev/null &&
+# bpftrace (with the libraries ldd names, some 75 MB packed), for the
+# selftests' guests (MCS_GUEST_BPFTRACE=1, set by vmtest.sh): bpf_share_test's
+# bpftrace cases, which skip in a guest without it.
+if [ "${MCS_GUEST_BPFTRACE:-0}" = 1 ] && command -v bpftrace >/dev/null; then
 	files+=("$(command -v bpftrace)=/usr/bin/bpftrace")
+fi
 files+=("$@")
 # gnuplot is an alternatives symlink: copy what it points to.
 command -v gnuplot >/dev/null &&

@@ -27,7 +27,7 @@ fi
 env | grep '^MEMCG_STATCTL_[A-Z_]*=' | sed "s/^\([^=]*\)=\(.*\)/export \1='\2'/" \
 	>"$work/selftests-env" || true
 extra+=("$work/selftests-env=/selftests-env")
-"$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/guest/job-selftests.sh" \
+MCS_GUEST_BPFTRACE=1 "$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/guest/job-selftests.sh" \
 	"$work/initramfs.cpio.gz" "${extra[@]}"
 "$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" "$work/console.log" || true
 rc=0

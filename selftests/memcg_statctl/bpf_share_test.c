@@ -27,7 +27,7 @@
  *                 times (default 100), bpftrace started and stopped
  *                 MEMCG_STATCTL_BPF_STORM_BT times (default 3: each start
  *                 compiles its program, about 45 s under TCG), the module
- *                 unloaded and reloaded every 20 attaches; afterwards a program attached
+ *                 unloaded and reloaded five times; afterwards a program attached
  *                 before an unload still counts, no ftrace callback of the
  *                 module is left after its unload, the reloaded module is
  *                 `direct` everywhere and equals a tracefs kprobe and the
@@ -71,11 +71,6 @@ static int nfuncs;
  * redirect) unless the module tells the trampoline: `redirects` runs both.
  */
 static bool fexit_first;
-
-static bool is_counting(const struct hook *h)
-{
-	return strcmp(h->mech, "redirect") && !strcmp(h->state, "attached");
-}
 
 static bool is_flush_redirect(const struct hook *h)
 {
@@ -171,32 +166,6 @@ static void funcs_detach(void)
 
 	for (i = 0; i < nfuncs; i++)
 		func_detach(&funcs[i]);
-}
-
-/*
- * The counting rows on @f (every one when @f is NULL) use @want, the
- * others @other (NULL: not checked). Returns the number of problems.
- */
-static int mechs_are(const struct func *f, const char *want,
-		     const char *other)
-{
-	struct hooks hs;
-	int i, bad = 0;
-
-	if (hooks_read(&hs))
-		return 1;
-	for (i = 0; i < hs.n; i++) {
-		const struct hook *h = &hs.h[i];
-		bool mine = !f || !strcmp(h->target, f->name);
-		const char *w = mine ? want : other;
-
-		if (!is_counting(h) || !w || !strcmp(h->mech, w))
-			continue;
-		diag("hook %s on %s: mechanism %s, want %s", h->name, h->target,
-		     h->mech, w);
-		bad++;
-	}
-	return bad;
 }
 
 /* ---- windows: the programs as the oracle of the module's rows ------- */
@@ -333,28 +302,6 @@ static void default_rows(void)
 	set_knob("stock_hooks", "1");
 }
 
-static int reload(void)
-{
-	const char *ko = module_ko_path();
-	int r;
-
-	if (!ko) {
-		diag("no module file (" KO_SOURCES ")");
-		return -ENOENT;
-	}
-	if (module_loaded(MODULE_NAME)) {
-		r = module_unload(MODULE_NAME, 20000);
-		if (r) {
-			diag("unload: %s", strerror(-r));
-			return r;
-		}
-	}
-	r = module_load(ko, "");
-	if (r)
-		diag("load: %s", strerror(-r));
-	return r;
-}
-
 static bool bpf_share_on(void)
 {
 	char v[32];
@@ -368,18 +315,18 @@ static int test_module_first(void)
 {
 	int bad = 0;
 
-	if (all_rows() || funcs_select(is_counting))
+	if (all_rows() || funcs_select(hook_is_counting))
 		return KSFT_FAIL;
-	bad += mechs_are(NULL, "direct", NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	if (funcs_attach()) {
 		funcs_detach();
 		default_rows();
 		return KSFT_FAIL;
 	}
-	bad += mechs_are(NULL, "ftrace", NULL);
+	bad += hooks_mechs_are("ftrace", NULL, NULL);
 	bad += window_check("bpf_share");
 	funcs_detach();
-	bad += mechs_are(NULL, "direct", NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	default_rows();
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
@@ -391,22 +338,22 @@ static int test_bpf_first(void)
 	if (!module_ko_path())
 		return KSFT_SKIP;
 	/* the module's defaults: stock rows only */
-	if (reload() || funcs_select(is_counting))
+	if (module_reload("") || funcs_select(hook_is_counting))
 		return KSFT_FAIL;
-	if (funcs_attach() || reload()) {
+	if (funcs_attach() || module_reload("")) {
 		funcs_detach();
 		return KSFT_FAIL;
 	}
-	bad += mechs_are(NULL, "ftrace", NULL);
+	bad += hooks_mechs_are("ftrace", NULL, NULL);
 	bad += window_check("bpf_share_first");
 	/* one function at a time: its rows alone go back to direct */
 	for (i = 0; i < nfuncs; i++) {
 		if (!funcs[i].attached)
 			continue;
 		func_detach(&funcs[i]);
-		bad += mechs_are(&funcs[i], "direct", NULL);
+		bad += hooks_mechs_are(NULL, funcs[i].name, "direct");
 	}
-	bad += mechs_are(NULL, "direct", NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -513,7 +460,7 @@ out:
 	funcs_detach();
 	set_knob("flush_mode", "kernel");
 	cg_destroy(cg);
-	bad += mechs_are(NULL, "direct", NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -659,7 +606,7 @@ static int test_bpftrace(void)
 	if (hooks_read(&hs))
 		return KSFT_FAIL;
 	for (i = 0; i < hs.n && !c.row; i++)
-		if (is_counting(&hs.h[i]) && !strcmp(hs.h[i].caller, "-") &&
+		if (hook_is_counting(&hs.h[i]) && !strcmp(hs.h[i].caller, "-") &&
 		    btf_func_id(hs.h[i].target) >= 0) {
 			c.row = hs.h[i].name;
 			c.func = hs.h[i].target;
@@ -696,7 +643,7 @@ static int test_bpftrace(void)
 		diag("bpftrace counted fewer calls than the module");
 		bad++;
 	}
-	bad += mechs_are(NULL, "direct", NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -884,7 +831,7 @@ static int test_storm(void)
 	if (!module_ko_path())
 		return KSFT_SKIP;
 	kmsg_mark(&mark, "bpf_share storm");
-	if (reload() || all_rows() || funcs_select(is_counting) ||
+	if (module_reload("") || all_rows() || funcs_select(hook_is_counting) ||
 	    hook_targets_read(&targets))
 		return KSFT_FAIL;
 	default_rows();
@@ -913,11 +860,12 @@ static int test_storm(void)
 			bad++;
 		sleep_ms(i % 7 * 3);
 		func_detach(f);
-		if (i % 20 == 10) {
+		/* five reloads, whatever the count */
+		if (i % (n / 5) == n / 10) {
 			/* unloaded with a program attached: it keeps counting */
 			if (func_attach(&funcs[0]))
 				bad++;
-			if (reload())
+			if (module_reload(""))
 				bad++;
 			else
 				reloads++;
@@ -966,10 +914,10 @@ static int test_storm(void)
 		     r);
 		bad++;
 	}
-	if (reload() || all_rows()) {
+	if (module_reload("") || all_rows()) {
 		bad++;
 	} else {
-		bad += mechs_are(NULL, "direct", NULL);
+		bad += hooks_mechs_are("direct", NULL, NULL);
 		if (func_attach(&funcs[0]))
 			bad++;
 		else

@@ -103,11 +103,6 @@ static enum update_arg update_arg_of(const char *target)
 	return STAT_INT;
 }
 
-static bool counting(const struct hook *h)
-{
-	return strcmp(h->mech, "redirect") && !strcmp(h->state, "attached");
-}
-
 /* The attached counting rows, and the distinct functions they watch. */
 static int rows_select(void)
 {
@@ -121,7 +116,7 @@ static int rows_select(void)
 	for (i = 0; i < hs.n && nrows < ROWS_MAX; i++) {
 		struct row *r = &rows[nrows];
 
-		if (!counting(&hs.h[i]))
+		if (!hook_is_counting(&hs.h[i]))
 			continue;
 		snprintf(r->name, sizeof(r->name), "%s", hs.h[i].name);
 		snprintf(r->target, sizeof(r->target), "%s", hs.h[i].target);
@@ -507,28 +502,6 @@ static int compare(const struct window *w)
 	return bad;
 }
 
-/* Every attached counting row uses @mech, or @other_mech on @other. */
-static int mechs_are(const char *mech, const char *other, const char *other_mech)
-{
-	struct hooks hs;
-	int i, bad = 0;
-
-	if (hooks_read(&hs))
-		return 1;
-	for (i = 0; i < hs.n; i++) {
-		const struct hook *h = &hs.h[i];
-		const char *want = other && !strcmp(h->target, other) ?
-				   other_mech : mech;
-
-		if (!counting(h) || !strcmp(h->mech, want))
-			continue;
-		diag("hook %s on %s: mechanism %s, want %s", h->name, h->target,
-		     h->mech, want);
-		bad++;
-	}
-	return bad;
-}
-
 static int oracle_run(const char *other, const char *other_mech)
 {
 	struct window w;
@@ -536,7 +509,7 @@ static int oracle_run(const char *other, const char *other_mech)
 
 	if (probes_add())
 		return KSFT_FAIL;
-	bad = mechs_are("direct", other, other_mech);
+	bad = hooks_mechs_are("direct", other, other_mech);
 	if (!bad)
 		bad = measure(&w) ? 1 : compare(&w);
 	probes_remove();
@@ -554,35 +527,11 @@ static int set_mode(const char *mode)
 	return r;
 }
 
-static int reload(const char *params)
-{
-	const char *ko = module_ko_path();
-	int r;
-
-	if (!ko) {
-		diag("no module file (" KO_SOURCES ")");
-		return -ENOENT;
-	}
-	if (module_loaded(MODULE_NAME)) {
-		r = module_unload(MODULE_NAME, 10000);
-		if (r) {
-			diag("unload: %s", strerror(-r));
-			return r;
-		}
-	}
-	if (!params)
-		return 0;
-	r = module_load(ko, params);
-	if (r)
-		diag("load %s: %s", params, strerror(-r));
-	return r;
-}
-
 /* Back to how the job loaded it: defaults. */
 static void restore(void)
 {
 	probes_remove();
-	reload("");
+	module_reload("");
 }
 
 static bool flush_available(void)
@@ -634,11 +583,11 @@ static int test_before_load(void)
 
 	if (!have_ko())
 		return KSFT_SKIP;
-	if (all_rows() || reload(NULL) || probes_add())
+	if (all_rows() || module_reload(NULL) || probes_add())
 		goto out;
-	if (reload(ALL_ROWS))
+	if (module_reload(ALL_ROWS))
 		goto out;
-	bad = mechs_are("direct", NULL, NULL);
+	bad = hooks_mechs_are("direct", NULL, NULL);
 	if (!bad)
 		bad = measure(&w) ? 1 : compare(&w);
 out:
@@ -656,16 +605,16 @@ static int test_bpf_at_load(void)
 	}
 	if (!have_ko())
 		return KSFT_SKIP;
-	if (all_rows() || reload(NULL))
+	if (all_rows() || module_reload(NULL))
 		goto out;
 	link = bpf_fentry_attach(BPF_TARGET, &prog);
 	if (link < 0) {
 		diag("BPF fentry on %s: %s", BPF_TARGET, strerror(-link));
 		goto out;
 	}
-	if (!reload(ALL_ROWS))
+	if (!module_reload(ALL_ROWS))
 		ret = oracle_run(BPF_TARGET, "ftrace");
-	reload(NULL);
+	module_reload(NULL);
 	close(link);
 	close(prog);
 out:
@@ -682,7 +631,7 @@ static int test_bpf_runtime(void)
 	/* stock rows only: the update side stays off (flush_mode=kernel) */
 	if (rows_select())
 		return KSFT_FAIL;
-	bad += mechs_are("direct", NULL, NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	link = bpf_fentry_attach(BPF_TARGET, &prog);
 	if (link < 0) {
 		diag("BPF fentry on %s while the module counts directly: %s",
@@ -695,7 +644,7 @@ static int test_bpf_runtime(void)
 	close(link);
 	close(prog);
 	/* the program gone, the function is counted directly again */
-	bad += mechs_are("direct", NULL, NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -761,14 +710,14 @@ static int test_ipmodify(void)
 	bad += oracle_run(BPF_TARGET, "direct+ipmodify") != KSFT_PASS;
 	if (module_unload(PEER_NAME, 10000))
 		bad++;
-	bad += mechs_are("direct", NULL, NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	/* the module joins the peer */
-	if (reload(NULL) || peer_load() || reload(ALL_ROWS))
+	if (module_reload(NULL) || peer_load() || module_reload(ALL_ROWS))
 		goto out;
-	bad += mechs_are("direct", BPF_TARGET, "direct+ipmodify");
+	bad += hooks_mechs_are("direct", BPF_TARGET, "direct+ipmodify");
 	if (module_unload(PEER_NAME, 10000))
 		bad++;
-	bad += mechs_are("direct", NULL, NULL);
+	bad += hooks_mechs_are("direct", NULL, NULL);
 	restore();
 	return bad ? KSFT_FAIL : KSFT_PASS;
 out:

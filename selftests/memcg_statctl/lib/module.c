@@ -413,3 +413,27 @@ int kernel_flush_restored(const struct hook_targets *targets)
 	}
 	return bad;
 }
+
+int module_reload(const char *params)
+{
+	const char *ko = module_ko_path();
+	int r;
+
+	if (!ko) {
+		diag("no module file (" KO_SOURCES ")");
+		return -ENOENT;
+	}
+	if (module_loaded(MODULE_NAME)) {
+		r = module_unload(MODULE_NAME, 20000);
+		if (r) {
+			diag("unload: %s", strerror(-r));
+			return r;
+		}
+	}
+	if (!params)
+		return 0;
+	r = module_load(ko, params);
+	if (r)
+		diag("load %s: %s", params, strerror(-r));
+	return r;
+}

@@ -374,6 +374,33 @@ bool hook_is_flush_redirect(const struct hook *h)
 	return !strcmp(h->mech, "redirect") && strncmp(h->name, "bpf.", 4);
 }
 
+bool hook_is_counting(const struct hook *h)
+{
+	return strcmp(h->mech, "redirect") && !strcmp(h->state, "attached");
+}
+
+int hooks_mechs_are(const char *mech, const char *target,
+		    const char *target_mech)
+{
+	struct hooks hs;
+	int i, bad = 0;
+
+	if (hooks_read(&hs))
+		return 1;
+	for (i = 0; i < hs.n; i++) {
+		const struct hook *h = &hs.h[i];
+		const char *want = target && !strcmp(h->target, target) ?
+				   target_mech : mech;
+
+		if (!hook_is_counting(h) || !want || !strcmp(h->mech, want))
+			continue;
+		diag("hook %s on %s: mechanism %s, want %s", h->name, h->target,
+		     h->mech, want);
+		bad++;
+	}
+	return bad;
+}
+
 int hook_targets_read(struct hook_targets *t)
 {
 	struct hooks hs;

@@ -14,6 +14,12 @@
 int module_load(const char *ko, const char *params);
 int module_unload(const char *name, int timeout_ms);	/* delete_module */
 bool module_loaded(const char *name);
+/*
+ * Unload the module if it is loaded, then load module_ko_path() with
+ * @params, unless @params is NULL (unload only). 0 or -errno, said in a
+ * diagnostic.
+ */
+int module_reload(const char *params);
 /* /sys/module/NAME/refcnt, or -errno (-ENOENT when not loaded). */
 int module_refcnt(const char *name);
 /* Neither /sys/module/NAME nor the debugfs directory exists. */

@@ -77,6 +77,16 @@ struct hooks {
  * module's redirects of the BPF link functions (`bpf.*`).
  */
 bool hook_is_flush_redirect(const struct hook *h);
+/* An attached row that counts (not a redirect). */
+bool hook_is_counting(const struct hook *h);
+/*
+ * Every attached counting row uses mechanism @mech, except those on kernel
+ * function @target, which use @target_mech (a NULL mechanism: not
+ * checked; a NULL @target: none). Returns the number of rows that do not,
+ * each said in a diagnostic; 1 when `hooks` cannot be read.
+ */
+int hooks_mechs_are(const char *mech, const char *target,
+		    const char *target_mech);
 /* Parse `hooks`; -EPROTO (printed) on a line without exactly 6 fields. */
 int hooks_read(struct hooks *hs);
 const struct hook *hook_find(const struct hooks *hs, const char *name);
