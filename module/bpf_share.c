@@ -24,6 +24,9 @@
 #include "ksym.h"
 #include "site.h"
 
+/* What every wrapper takes and passes on, checked against BTF at load. */
+#define MCS_BPF_WRAPPER_ARGS	3
+
 /* Of bpf_trampoline.func.addr: the traced function, read through BTF. */
 static int mcs_tr_addr_off = -ENOENT;
 static bool mcs_bpf_on;
@@ -230,6 +233,22 @@ int mcs_bpf_share_init(void)
 					    "void *", sizeof(void *));
 	if (mcs_tr_addr_off < 0)
 		goto missing;
+	/* the wrappers pass three arguments on: no function may take more */
+	for (i = 0; i < ARRAY_SIZE(mcs_bpf_rows); i++) {
+		int n;
+
+		if (mcs_bpf_rows[i].state != MCS_HOOK_OFF)
+			continue;
+		n = mcs_btf_func_nargs(mcs_bpf_rows[i].target);
+		if (n < 0 || n > MCS_BPF_WRAPPER_ARGS) {
+			pr_info("BPF trampolines: %s takes %d arguments (BTF), the wrapper %d\n",
+				mcs_bpf_rows[i].target, n, MCS_BPF_WRAPPER_ARGS);
+			if (i < 2)
+				goto missing;
+			mcs_bpf_rows[2].state = MCS_HOOK_OTHER_GEN;
+			mcs_bpf_rows[3].state = MCS_HOOK_OTHER_GEN;
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(mcs_bpf_kcalls); i++)
 		if (mcs_bpf_rows[i].state == MCS_HOOK_OFF &&
 		    mcs_kcall_attach(mcs_bpf_kcalls[i], mcs_bpf_rows[i].addr))

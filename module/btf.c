@@ -313,3 +313,30 @@ int mcs_btf_member_in(const char *type, const char *outer, const char *member,
 					 m->offset;
 	return bits % 8 ? -EINVAL : base + bits / 8;
 }
+
+int mcs_btf_func_nargs(const char *func)
+{
+	const struct btf_type *t, *proto;
+	struct mcs_btf b;
+	u32 n = 1;
+	int ret = mcs_btf_open(&b);
+
+	if (ret)
+		return ret;
+	for (t = (const void *)b.types; (const char *)(t + 1) <= b.types_end;
+	     n++) {
+		long extra = mcs_btf_extra(t);
+
+		if (extra < 0 || (const char *)(t + 1) + extra > b.types_end)
+			break;
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+		    !strcmp(mcs_btf_name(&b, t->name_off), func)) {
+			proto = mcs_btf_find(&b, t->type, NULL);
+			if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+				return -EINVAL;
+			return BTF_INFO_VLEN(proto->info);
+		}
+		t = (const void *)((const char *)(t + 1) + extra);
+	}
+	return -ENOENT;
+}

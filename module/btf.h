@@ -50,4 +50,13 @@ int mcs_btf_member_array(const char *type, const char *member,
 int mcs_btf_member_in(const char *type, const char *outer, const char *member,
 		      const char *member_type, u32 size);
 
+/**
+ * mcs_btf_func_nargs() - how many arguments a kernel function takes
+ * @func: the function's name
+ *
+ * Return: the count from its BTF prototype, or a negative errno (-ENOENT:
+ * no BTF function of that name).
+ */
+int mcs_btf_func_nargs(const char *func);
+
 #endif /* MCS_BTF_H */
