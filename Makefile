@@ -148,13 +148,13 @@ check-lane-a: userspace
 
 # stress_test's run in check's vmtests: half its default, fault_test's:
 # 24 unload/load cycles, each knob combination twice, of its 50, and
-# bpf_share_test's storm: 30 program attach/detach cycles of its 100 (each
+# bpf_share_test's storm: 20 program attach/detach cycles of its 100 (each
 # moves a counting site twice, about 6 s under TCG) and one bpftrace start
 # of its 3, so that check stays within its time budget; `make vmtest` runs
 # the whole of them.
 CHECK_STRESS_S ?= 60
 CHECK_FAULT_CYCLES ?= 24
-CHECK_BPF_STORM ?= 30
+CHECK_BPF_STORM ?= 20
 CHECK_BPF_STORM_BT ?= 1
 CHECK_TEST_ENV = MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) \
 		 MEMCG_STATCTL_FAULT_CYCLES=$(CHECK_FAULT_CYCLES) \

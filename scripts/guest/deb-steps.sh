@@ -88,12 +88,12 @@ start=$(date +%s)
 # output; a plain > here would let its own lines overwrite the tests'.
 : >"$out/run_kselftest.txt"
 # stress_test for 60 s, fault_test for 24 cycles and bpf_share_test's
-# storm for 30 cycles with one bpftrace start, as in check's vmtests (the
+# storm for 20 cycles with one bpftrace start, as in check's vmtests (the
 # Makefile's CHECK_TEST_ENV): this run checks the package; `make vmtest`
 # runs the whole of them.
 # shellcheck disable=SC2086  # the arguments are words
 MEMCG_STATCTL_STRESS_S=60 MEMCG_STATCTL_FAULT_CYCLES=24 \
-	MEMCG_STATCTL_BPF_STORM=30 MEMCG_STATCTL_BPF_STORM_BT=1 \
+	MEMCG_STATCTL_BPF_STORM=20 MEMCG_STATCTL_BPF_STORM_BT=1 \
 	"$ksft/run_kselftest.sh" $args >>"$out/run_kselftest.txt" 2>&1
 rc=$?
 echo "# run_kselftest.sh took $(($(date +%s) - start))s"
