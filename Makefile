@@ -122,6 +122,7 @@ readme-check: userspace
 ##                            node_exporter, the bash completion, then
 ##                            two lanes side by side: check-lane-a and check-lane-b
 check:
+	@mkdir -p $(BUILD)/check && date +%s >$(BUILD)/check/started
 	$(MAKE) deps
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
@@ -134,7 +135,8 @@ check:
 	scripts/checks/openmetrics-check.sh
 	scripts/checks/completion-check.sh
 	scripts/vm/guest-prep.sh 6.1 6.12 7.3
-	scripts/checks/lanes.sh check-lane-a check-lane-b
+	MCS_CHECK_STARTED=$$(cat $(BUILD)/check/started) \
+		scripts/checks/lanes.sh check-lane-a check-lane-b
 
 ## make check-lane-a          check's 6.1 lane: the kselftest package without the module, a
 ##                            short experiment in guest instructions, readme-check, then the

@@ -48,6 +48,20 @@ for t in "$@"; do
 		failed+=("$t")
 	fi
 done
+# The steps that log their time ("STEP: Ns in all", or make deb's "..., Ns"),
+# then where check's time went before the lanes (MCS_CHECK_STARTED: the
+# epoch second `make check` began).
+echo "lanes: steps (step, lane, seconds):"
+for t in "$@"; do
+	sed -n -e 's/^\[[0-9:]*\] \(.*\): \([0-9]*\)s in all.*/\1\t\2/p' \
+		-e 's/^\[[0-9:]*\] \(make deb\): .*, \([0-9]*\)s$/\1\t\2/p' "$logs/$t.log" |
+		while IFS=$'\t' read -r step secs; do
+			printf 'lanes:   %-26s %-14s %6s\n' "$step" "$t" "$secs"
+		done
+done
+if [[ "${MCS_CHECK_STARTED:-}" =~ ^[0-9]+$ ]]; then
+	echo "lanes: before the lanes $((start - MCS_CHECK_STARTED))s, make check so far $(($(date +%s) - MCS_CHECK_STARTED))s"
+fi
 for t in "${failed[@]}"; do
 	echo "lanes: $t, the lines that say why:"
 	grep -nE '^(not ok|# (FAIL|not ok))|FAIL|[Ee]rror|die:|fatal' "$logs/$t.log" |
