@@ -14,12 +14,15 @@
  *                 one function at a time leave, and that function's rows
  *                 alone return to `direct`;
  *   redirects     the programs on each function the module redirects (the
- *                 flush points), in every flush_mode: they attach and count
+ *                 flush points), fentry first, then fexit first (6.1 gets
+ *                 the first order wrong without the module's help), in
+ *                 every flush_mode: they attach and count
  *                 each call (fentry = fexit = the redirect's hits), and the
  *                 redirect still serves: reader requests and, in `never`,
  *                 the kernel's periodic flush, are counted by the module;
  *   bpftrace      Debian's bpftrace, kfunc: and kretfunc: on the first
- *                 stock function while the module counts it: both attach,
+ *                 row's function that counts every caller (try_charge_memcg)
+ *                 while the module counts it: both attach,
  *                 and count what the module counts; `direct` after it exits
  *                 (skipped where bpftrace is not in the guest);
  *   storm         at once: a fault workload, the knobs toggled, counting
@@ -27,8 +30,9 @@
  *                 times (default 100), bpftrace started and stopped
  *                 MEMCG_STATCTL_BPF_STORM_BT times (default 3: each start
  *                 compiles its program, about 45 s under TCG), the module
- *                 unloaded and reloaded five times; afterwards a program attached
- *                 before an unload still counts, no ftrace callback of the
+ *                 unloaded and reloaded five times; afterwards a program
+ *                 attached before an unload still counts, no ftrace
+ *                 callback of the
  *                 module is left after its unload, the reloaded module is
  *                 `direct` everywhere and equals a tracefs kprobe and the
  *                 programs over a quiet window, and the kernel log is clean.
