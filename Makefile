@@ -22,7 +22,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
 .PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-debug \
-	checkpatch demo bench bench-top experiment deb deb-check clean help
+	checkpatch demo bench bench-top bench-build experiment deb deb-check clean help
 
 all: module
 
@@ -52,7 +52,7 @@ module:
 
 # One build at a time: check's two lanes both need the tool (vmtest,
 # check-kselftest, readme-check), and two CMake runs in one build tree race.
-## make userspace             build the memcg-statctl tool, its unit tests and its man page
+## make userspace             build the memcg-statctl tool and its man page (no test program)
 userspace:
 	mkdir -p $(BUILD)
 	flock $(BUILD)/.userspace.lock sh -c '\
@@ -61,9 +61,11 @@ userspace:
 	@if command -v help2man >/dev/null; then $(MAKE) --no-print-directory man; \
 	else echo "userspace: no man page: help2man is not installed (apt-get install help2man)"; fi
 
-## make unit                  run the unit tests (no root, no module)
+## make unit                  build and run the tool's unit tests (no root, no module)
 unit: userspace
-	ctest --test-dir $(USERSPACE_BUILD) --output-on-failure
+	flock $(BUILD)/.userspace.lock \
+		cmake --build $(USERSPACE_BUILD) -j$(shell nproc) --target memcg_statctl_tests
+	ctest --test-dir $(USERSPACE_BUILD) --output-on-failure -j$(shell nproc)
 
 ## make deps                  install build and test dependencies (Debian 12, apt)
 deps:
@@ -234,6 +236,11 @@ bench: deps
 bench-top: deps
 	$(MAKE) userspace
 	MCS_FLAVOUR="$(FLAVOUR)" scripts/bench/top-cost.sh $(KVER)
+
+## make bench-build           CPU and wall time of `make userspace`, then `make unit`, in a
+##                            fresh export of the tree (git HEAD and the work tree's changes)
+bench-build:
+	scripts/bench/build-time.sh
 
 ## make clean                 remove build/ (MCS_BUILD) and the module's build products
 clean:

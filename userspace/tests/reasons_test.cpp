@@ -42,7 +42,7 @@ constexpr std::string_view sample_reasons =
     "caller memory_stat_format.constprop.0 reader 120 100 20\n"
     "caller workingset_refault refault 10 2 8\n";
 
-std::string parse_error(std::string_view text) {
+std::string reasons_parse_error(std::string_view text) {
     try {
         (void)parse_flush_reasons(text);
     } catch (const ToolError& e) {
@@ -65,17 +65,17 @@ TEST(FlushReasons, ParsesClassesAndCallersMostRequestsFirst) {
 }
 
 TEST(FlushReasons, RejectsMalformedLinesNamingThem) {
-    EXPECT_EQ(parse_error("class reader 1 1\n"),
+    EXPECT_EQ(reasons_parse_error("class reader 1 1\n"),
               "malformed flush_reasons line 1: expected `class NAME requests performed skipped` "
               "or `caller FUNCTION CLASS requests performed skipped` (decimal, requests = "
               "performed + skipped), got \"class reader 1 1\"");
-    EXPECT_NE(parse_error("class reader 1 1 0\nclass reclaim 5 2 2\n").find("line 2"),
+    EXPECT_NE(reasons_parse_error("class reader 1 1 0\nclass reclaim 5 2 2\n").find("line 2"),
               std::string::npos); // 5 != 2 + 2
-    EXPECT_NE(parse_error("class reader 1 1 0\ncaller f reader x 1 0\n").find("line 2"),
+    EXPECT_NE(reasons_parse_error("class reader 1 1 0\ncaller f reader x 1 0\n").find("line 2"),
               std::string::npos);
-    EXPECT_NE(parse_error("class reader 1 1 0\ncaller f 1 1 0\n").find("line 2"),
+    EXPECT_NE(reasons_parse_error("class reader 1 1 0\ncaller f 1 1 0\n").find("line 2"),
               std::string::npos); // a caller without its class
-    EXPECT_EQ(parse_error(""), "malformed flush_reasons: no class lines");
+    EXPECT_EQ(reasons_parse_error(""), "malformed flush_reasons: no class lines");
 }
 
 TEST(FlushReasons, DeltaKeepsEveryClassAndTheCallersThatAsked) {

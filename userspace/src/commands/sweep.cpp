@@ -37,19 +37,19 @@ struct SweepOptions {
 
 // The figure a sweep compares: ops/s of a built-in workload; a command's --metric, or
 // without one its wall time (the seconds until its last copy exited).
-struct Figure {
+struct SweepFigure {
     std::string name;
     std::string unit;
 };
 
-Figure figure_of(const RunSession& session, const RunOptions& o) {
+SweepFigure figure_of(const RunSession& session, const RunOptions& o) {
     if (session.kind() != "command") {
         return {"ops_per_sec", "ops/s"};
     }
-    return o.metric.empty() ? Figure{"seconds", "s"} : Figure{"metric", ""};
+    return o.metric.empty() ? SweepFigure{"seconds", "s"} : SweepFigure{"metric", ""};
 }
 
-double sample_of(const Figure& f, const RunResult& r) {
+double sample_of(const SweepFigure& f, const RunResult& r) {
     if (f.name == "ops_per_sec") {
         return r.ops_per_sec.value_or(0);
     }
@@ -114,7 +114,7 @@ public:
     }
 
     bool any_run() const { return !runs_.empty(); }
-    const Figure& figure() const { return figure_; }
+    const SweepFigure& figure() const { return figure_; }
 
 private:
     const Context& ctx_;
@@ -122,7 +122,7 @@ private:
     std::string knob_;
     std::vector<std::string> values_;
     RunSession& session_;
-    Figure figure_;
+    SweepFigure figure_;
     std::vector<ValueRuns> results_;
     std::vector<SweepRun> runs_;
     Environment environment_;

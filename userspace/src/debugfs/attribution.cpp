@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::string_view six_fields = "ATTEMPTS MISSES REFILLS DRAINS OBJ_MISSES EVICTED";
 
-[[noreturn]] void malformed(std::size_t line_no, std::string_view line, std::string_view want) {
+[[noreturn]] void malformed_attribution(std::size_t line_no, std::string_view line,
+                                        std::string_view want) {
     throw_malformed(stock_attribution_file, line_no, line, want);
 }
 
@@ -48,16 +49,19 @@ std::optional<StockCounts> counts_at(const std::vector<std::string_view>& f, std
     return c;
 }
 
-std::uint64_t minus(std::uint64_t after, std::uint64_t before) {
+std::uint64_t counts_minus(std::uint64_t after, std::uint64_t before) {
     return after >= before ? after - before : 0;
 }
 
 StockCounts counts_delta(const StockCounts& before, const StockCounts& after) {
-    StockCounts d{minus(after.attempts, before.attempts),     minus(after.misses, before.misses),
-                  minus(after.refills, before.refills),       minus(after.drains, before.drains),
-                  minus(after.obj_misses, before.obj_misses), std::nullopt};
+    StockCounts d{counts_minus(after.attempts, before.attempts),
+                  counts_minus(after.misses, before.misses),
+                  counts_minus(after.refills, before.refills),
+                  counts_minus(after.drains, before.drains),
+                  counts_minus(after.obj_misses, before.obj_misses),
+                  std::nullopt};
     if (after.evicted) {
-        d.evicted = minus(*after.evicted, before.evicted.value_or(0));
+        d.evicted = counts_minus(*after.evicted, before.evicted.value_or(0));
     }
     return d;
 }
@@ -154,7 +158,8 @@ StockAttribution parse_stock_attribution(std::string_view text) {
         if (!have_state) {
             if (f.size() != 2 || kind != "state" ||
                 (f[1] != "on" && f[1] != "off" && f[1] != "missing")) {
-                malformed(line_no, raw, "`state on`, `state off` or `state missing` first");
+                malformed_attribution(line_no, raw,
+                                      "`state on`, `state off` or `state missing` first");
             }
             a.state = f[1] == "on"    ? StockAttributionState::on
                       : f[1] == "off" ? StockAttributionState::off
@@ -170,27 +175,29 @@ StockAttribution parse_stock_attribution(std::string_view text) {
                 fmt::format("`{}` line {} after state {}", kind, line_no, state_name(a.state)));
         }
         if (kind == "state") {
-            malformed(line_no, raw, "one `state` line");
+            malformed_attribution(line_no, raw, "one `state` line");
         } else if (kind == "cgroup") {
             const auto id = f.size() > 1 ? parse_u64(f[1]) : std::nullopt;
             const auto c = counts_at(f, 2);
             if (!id || !c) {
-                malformed(line_no, raw,
-                          fmt::format("`cgroup ID {}` (decimal; EVICTED may be `-`)", six_fields));
+                malformed_attribution(
+                    line_no, raw,
+                    fmt::format("`cgroup ID {}` (decimal; EVICTED may be `-`)", six_fields));
             }
             if (!ids.insert(*id).second) {
-                malformed(line_no, raw, fmt::format("cgroup {} listed once", *id));
+                malformed_attribution(line_no, raw, fmt::format("cgroup {} listed once", *id));
             }
             check_evicted(*c);
             a.cgroups.push_back({*id, *c});
         } else if (kind == "other") {
             const auto c = counts_at(f, 1);
             if (!c) {
-                malformed(line_no, raw,
-                          fmt::format("`other {}` (decimal; EVICTED may be `-`)", six_fields));
+                malformed_attribution(
+                    line_no, raw,
+                    fmt::format("`other {}` (decimal; EVICTED may be `-`)", six_fields));
             }
             if (have_other) {
-                malformed(line_no, raw, "one `other` line");
+                malformed_attribution(line_no, raw, "one `other` line");
             }
             check_evicted(*c);
             a.other = *c;
@@ -209,15 +216,16 @@ StockAttribution parse_stock_attribution(std::string_view text) {
                 }
             }
             if (!ok) {
-                malformed(line_no, raw, "`occupancy CPU C0 C1 .. CN` (decimal, N >= 1)");
+                malformed_attribution(line_no, raw,
+                                      "`occupancy CPU C0 C1 .. CN` (decimal, N >= 1)");
             }
             if (!cpus.insert(o.cpu).second) {
-                malformed(line_no, raw, fmt::format("cpu {} listed once", o.cpu));
+                malformed_attribution(line_no, raw, fmt::format("cpu {} listed once", o.cpu));
             }
             if (!a.occupancy.empty() && a.occupancy.front().samples.size() != o.samples.size()) {
-                malformed(line_no, raw,
-                          fmt::format("{} counts, as on the first `occupancy` line",
-                                      a.occupancy.front().samples.size()));
+                malformed_attribution(line_no, raw,
+                                      fmt::format("{} counts, as on the first `occupancy` line",
+                                                  a.occupancy.front().samples.size()));
             }
             a.occupancy.push_back(std::move(o));
         }
@@ -255,7 +263,7 @@ StockAttribution attribution_delta(const StockAttribution& before, const StockAt
         StockOccupancy x{o.cpu, {}};
         for (std::size_t k = 0; k < o.samples.size(); ++k) {
             const bool had = it != base.occupancy.end() && k < it->samples.size();
-            x.samples.push_back(minus(o.samples[k], had ? it->samples[k] : 0));
+            x.samples.push_back(counts_minus(o.samples[k], had ? it->samples[k] : 0));
         }
         d.occupancy.push_back(std::move(x));
     }

@@ -10,7 +10,8 @@ namespace memcg_statctl {
 
 namespace {
 
-[[noreturn]] void malformed(std::size_t line_no, std::string_view line, std::string_view want) {
+[[noreturn]] void malformed_pending(std::size_t line_no, std::string_view line,
+                                    std::string_view want) {
     throw_malformed(pending_file, line_no, line, want);
 }
 
@@ -40,13 +41,13 @@ Pending parse_pending(std::string_view text) {
         const auto kind = f.front();
         if (kind == "scope") {
             if (f.size() != 2 || (f[1] != "memcg" && f[1] != "global")) {
-                malformed(line_no, raw, "`scope memcg` or `scope global`");
+                malformed_pending(line_no, raw, "`scope memcg` or `scope global`");
             }
             p.scope = f[1];
         } else if (kind == "batch" || kind == "trigger" || kind == "global") {
             const auto v = numbers(f, 1);
             if (!v) {
-                malformed(line_no, raw, fmt::format("`{} N` (decimal)", kind));
+                malformed_pending(line_no, raw, fmt::format("`{} N` (decimal)", kind));
             }
             (kind == "batch"     ? p.batch
              : kind == "trigger" ? p.trigger
@@ -54,13 +55,13 @@ Pending parse_pending(std::string_view text) {
         } else if (kind == "cgroup") {
             const auto v = numbers(f, 3);
             if (!v) {
-                malformed(line_no, raw, "`cgroup ID HANDED CPUS` (decimal)");
+                malformed_pending(line_no, raw, "`cgroup ID HANDED CPUS` (decimal)");
             }
             p.cgroups.push_back({(*v)[0], (*v)[1], (*v)[2]});
         } else if (kind == "offline") {
             const auto v = numbers(f, 3);
             if (!v) {
-                malformed(line_no, raw, "`offline COUNT HANDED CPUS` (decimal)");
+                malformed_pending(line_no, raw, "`offline COUNT HANDED CPUS` (decimal)");
             }
             p.offline = PendingOffline{(*v)[0], (*v)[1], (*v)[2]};
         }

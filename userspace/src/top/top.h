@@ -49,7 +49,7 @@ struct TopRow {
     std::uint64_t pending() const { return handed + cpus; }
     // The most any memory.stat value of the cgroup can be off, in bytes for page counts
     // (an event count is off by at most pending() events).
-    std::uint64_t bound_bytes(std::uint64_t page_size) const { return pending() * page_size; }
+    std::uint64_t bound_bytes(std::uint64_t page_bytes) const { return pending() * page_bytes; }
     // Past the kernel's trigger (handed > trigger): its own policy (flush_mode=kernel)
     // flushes the cgroup at its next read, and it stops counting, so the figures are lower
     // bounds.
