@@ -48,6 +48,9 @@ if [ -n "$lockdep" ] && ! grep -q 'debug_locks: 1 ' <<<"$lockdep"; then
 	bad "lockdep was off at the end of the run ($lockdep): see the kernel log"
 fi
 
+# Each program's time (run_tests.sh's "# NAME: Ns"), longest first.
+times=$(sed -nE 's/^# ([A-Za-z0-9_.]+): ([0-9]+)s$/\2s \1/p' <<<"$job" | sort -rn | paste -sd, | sed 's/,/, /g')
+[ -z "$times" ] || log "TAP times: $times"
 log "TAP: $((passed - skipped)) passed, $failed failed, $skipped skipped (of ${planned:-0} planned)"
 echo "$((passed - skipped)) passed, $failed failed, $skipped skipped"
 exit "$fail"

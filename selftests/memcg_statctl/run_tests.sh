@@ -97,12 +97,15 @@ for entry in "$@"; do
 	fi
 	rm -f "$RC_FILE"
 	before=$(knob_values)
+	started=$(date +%s)
 	# the output is streamed through sed; the status goes through a file
 	( cd "$DIR" && $TIMEOUT_CMD "./$t" 2>&1; echo $? > "$RC_FILE" ) |
 		sed -e 's/^/# /'
 	rc=$(cat "$RC_FILE" 2>/dev/null)
 	rm -f "$RC_FILE"
 	[ -n "$rc" ] || rc=255
+	# where a suite's time goes (check's step table sums these per test)
+	echo "# $t: $(($(date +%s) - started))s"
 	after=$(knob_values)
 	if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
 		if [ -n "$before" ] && [ -n "$after" ] && [ "$before" != "$after" ]; then
