@@ -21,7 +21,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-debug \
+.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-quick check-quick-a check-quick-b check-debug \
 	checkpatch demo bench bench-top bench-build experiment deb deb-check clean help
 
 all: module
@@ -177,6 +177,32 @@ check-lane-b:
 	scripts/checks/dkms-check.sh 6.12
 	scripts/checks/refusal-check.sh 6.12
 	scripts/checks/install-check.sh 6.1
+
+# The inner loop: what catches most mistakes in a few minutes. The guest
+# suite runs in two guests side by side, each single-threaded QEMU on a
+# core of its own: part a the programs of CHECK_QUICK_A, part b every other
+# program of the suite (tests.list), so a new program lands in part b.
+CHECK_QUICK_A := bpf_share_test reload_test stress_test oracle_test stock_test \
+		 flush_test reset_test debugfs_test hostile_test pending_test
+## make check-quick [KVER=6.1] deps, unit, checkpatch, the module for every kernel row, then
+##                            KVER's selftest suite (check's settings) in two guests side by side
+check-quick: deps
+	@mkdir -p $(BUILD)/check && date +%s >$(BUILD)/check/started
+	$(MAKE) unit
+	$(MAKE) checkpatch
+	scripts/checks/module-builds.sh
+	scripts/vm/guest-prep.sh $(KVER)
+	MCS_CHECK_STARTED=$$(cat $(BUILD)/check/started) \
+		scripts/checks/lanes.sh check-quick-a check-quick-b
+
+## make check-quick-a         check-quick's part a of the suite: make vmtest TESTS="CHECK_QUICK_A"
+check-quick-a: userspace
+	$(CHECK_TEST_ENV) MCS_VM_PART=a $(MAKE) vmtest KVER=$(KVER) TESTS="$(CHECK_QUICK_A)"
+
+## make check-quick-b         check-quick's part b: the suite's other programs
+check-quick-b: userspace
+	$(CHECK_TEST_ENV) MCS_VM_PART=b $(MAKE) vmtest KVER=$(KVER) \
+		TESTS="$$(sed 's/:.*//' $(BUILD)/selftests/tests.list | grep -vxF $(CHECK_QUICK_A:%=-e %) | paste -sd' ')"
 
 # The selftests under the kernel's own debug checks (lockdep, KASAN,
 # kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time

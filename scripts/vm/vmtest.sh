@@ -7,10 +7,15 @@
 # the stock kernel). MCS_TESTS="NAME..." runs only those programs of the
 # suite (make vmtest TESTS=...), for working on one test. The selftests'
 # MEMCG_STATCTL_* settings in the environment reach the guest's tests.
+# MCS_VM_PART: see below.
 source "$(dirname "$0")/../lib.sh"
 
 kver=$(kernel_name "${1:-6.1}" "${MCS_FLAVOUR:-}")
-work=$MCS_BUILD/vm-$kver
+# MCS_VM_PART=P: a guest of its own (build/vm-KVER-P), so that two parts of
+# one kernel's suite run side by side (make check-quick).
+part=${MCS_VM_PART:-}
+[[ "$part" =~ ^[a-z0-9]*$ ]] || die "MCS_VM_PART must be letters and digits (got '$part')"
+work=$MCS_BUILD/vm-$kver${part:+-$part}
 mkdir -p "$work"
 hold_lock "$work.lock" "vmtest $kver in $work"
 start=$(date +%s)
@@ -37,5 +42,5 @@ MCS_VM_TIMEOUT=${MCS_VM_TIMEOUT:-3600} \
 rc=0
 "$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || rc=$?
 "$MCS_ROOT/scripts/vm/kmemleak-check.sh" "$work/console.log" "$kver" || rc=1
-log "vmtest $kver: $(($(date +%s) - start))s in all, console log in $work/console.log"
+log "vmtest $kver${part:+ part $part}: $(($(date +%s) - start))s in all, console log in $work/console.log"
 exit "$rc"
