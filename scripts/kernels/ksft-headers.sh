@@ -8,6 +8,10 @@ tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1)
 out=$MCS_BUILD/ksft
 stamp=$out/.from-$(basename "$tarball")
 [ -e "$stamp" ] && exit 0
+# check's checkpatch and its guest preparation, run side by side, may both
+# come here: one extracts, the other waits and finds it done.
+hold_lock "$MCS_BUILD/.ksft-headers.lock" "kselftest header extraction" wait
+[ -e "$stamp" ] && exit 0
 top=$(basename "$tarball" .tar.xz)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
