@@ -26,14 +26,11 @@ start=$(date +%s)
 
 rm -rf --one-file-system "$work"
 mkdir -p "$src"
+copy_tree "$src"
 if git -C "$MCS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$MCS_ROOT" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -pdm0 --quiet "$src")
 	commit=$(git -C "$MCS_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	epoch=$(git -C "$MCS_ROOT" log -1 --format=%ct 2>/dev/null || date +%s)
 else
-	(cd "$MCS_ROOT" && find . -path ./build -prune -o -print0 | cpio -pdm0 --quiet "$src")
 	commit=unknown
 	epoch=$(date +%s)
 fi

@@ -37,6 +37,22 @@ hold_lock() {
 	flock "$fd"
 }
 
+# copy_tree DEST: the tree's files into the folder DEST (made if missing):
+# git's tracked and untracked files, ignored ones left out, when the tree is
+# a git checkout; else every file but build/. What make deb packages, and
+# what readme-check and bench-build start from, is so the tree as it stands,
+# without its build products.
+copy_tree() {
+	mkdir -p "$1"
+	if git -C "$MCS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$MCS_ROOT" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+			cpio -pdm0 --quiet "$1")
+	else
+		(cd "$MCS_ROOT" && find . -path ./build -prune -o -print0 | cpio -pdm0 --quiet "$1")
+	fi
+}
+
 # The kernels the guest harness knows: one row each in
 # scripts/kernels/kernels.tsv (tab-separated, a header line naming the
 # columns), read only through the functions below, so that a new kernel or

@@ -18,14 +18,7 @@ work=$MCS_BUILD/bench-build
 hold_lock "$work.lock" "bench-build in $work"
 rm -rf --one-file-system "$work"
 src=$work/src
-mkdir -p "$src"
-if git -C "$MCS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$MCS_ROOT" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -pdm0 --quiet "$src")
-else
-	(cd "$MCS_ROOT" && find . -path ./build -prune -o -print0 | cpio -pdm0 --quiet "$src")
-fi
+copy_tree "$src"
 
 # timed NAME TARGET: run make TARGET in the export; its "wall user sys" go to
 # $work/NAME.time, its output to $work/NAME.log.

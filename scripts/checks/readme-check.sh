@@ -35,13 +35,7 @@ cp -al "$root" "$stage"
 cp -al "$KMODDIR/." "$stage/lib/modules/$KREL/"
 dest=$stage$MCS_ROOT
 mkdir -p "$dest/build"
-if git -C "$MCS_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$MCS_ROOT" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -pdm0 --quiet "$dest")
-else
-	(cd "$MCS_ROOT" && find . -path ./build -prune -o -print0 | cpio -pdm0 --quiet "$dest")
-fi
+copy_tree "$dest"
 cp -a "$MCS_BUILD/userspace" "$dest/build/userspace"
 
 img=$work/root.img
