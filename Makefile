@@ -143,13 +143,11 @@ check:
 	MCS_CHECK_STARTED=$$(cat $(BUILD)/check/started) \
 		scripts/checks/lanes.sh check-lane-a check-lane-b
 
-## make check-lane-a          check's 6.1 lane: the kselftest package without the module, a
-##                            short experiment in guest instructions, readme-check, then the
-##                            Debian packages of lane b (deb-check: lintian, install, the
-##                            kselftests with DKMS's module, purge)
+## make check-lane-a          check's 6.1 lane: the kselftest package without the module,
+##                            readme-check, then the Debian packages of lane b (deb-check:
+##                            lintian, install, the kselftests with DKMS's module, purge)
 check-lane-a: userspace
 	MCS_KSFT_RUNS=nomod $(MAKE) check-kselftest KVER=6.1
-	scripts/checks/experiment-check.sh 6.1
 	$(MAKE) readme-check
 	$(CHECK_TEST_ENV) scripts/checks/deb-check.sh 6.1
 
@@ -171,7 +169,9 @@ CHECK_TEST_ENV = MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) \
 ## make check-lane-b          check's other lane: the Debian packages (make deb, for lane a's
 ##                            deb-check), vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12, the
 ##                            refusal check (6.12 booted with cgroup_disable=memory), the
-##                            install check (6.1; here, as lane a is the longer one)
+##                            install check (6.1) and a short experiment in guest
+##                            instructions (6.1): these last here, as lane a is the longer
+##                            one (readme-check about 20 minutes, deb-check about 25)
 check-lane-b:
 	$(MAKE) deb
 	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=6.12
@@ -180,6 +180,7 @@ check-lane-b:
 	scripts/checks/dkms-check.sh 6.12
 	scripts/checks/refusal-check.sh 6.12
 	scripts/checks/install-check.sh 6.1
+	scripts/checks/experiment-check.sh 6.1
 
 # The inner loop: what catches most mistakes in a few minutes. The guest
 # suite runs in two guests side by side, each single-threaded QEMU on a

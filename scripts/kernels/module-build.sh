@@ -20,8 +20,11 @@ trixie-root) exec "$MCS_ROOT/scripts/kernels/kernel-7x.sh" build "$kver" "$peer"
 esac
 # shellcheck source=/dev/null
 source "$MCS_KCACHE/$kver.env"
+# One build of a folder at a time: check's lanes may build the same
+# kernel's module or helper (deb-check and experiment-check, both on 6.1).
 if [ -n "$peer" ]; then
 	out=$MCS_BUILD/$(basename "$peer")-$KREL
+	hold_lock "$out.lock" "build in $out" wait
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp -r "$peer"/. "$out/"
@@ -30,6 +33,7 @@ if [ -n "$peer" ]; then
 	exit 0
 fi
 out=$MCS_BUILD/module-$KREL
+hold_lock "$out.lock" "build in $out" wait
 mkdir -p "$out"
 rm -rf "$out/module"
 cp -r "$MCS_ROOT/module" "$out/"
