@@ -206,7 +206,7 @@ check-quick-a: userspace
 ## make check-quick-b         check-quick's part b: the suite's other programs
 check-quick-b: userspace
 	$(CHECK_TEST_ENV) MCS_VM_PART=b $(MAKE) vmtest KVER=$(KVER) \
-		TESTS="$$(sed 's/:.*//' $(BUILD)/selftests/tests.list | grep -vxF $(CHECK_QUICK_A:%=-e %) | paste -sd' ')"
+		TESTS="$$(sed -e '/^#/d' -e 's/:.*//' $(BUILD)/selftests/tests.list | grep -vxF $(CHECK_QUICK_A:%=-e %) | paste -sd' ')"
 
 # The selftests under the kernel's own debug checks (lockdep, KASAN,
 # kmemleak, ...): 6.1-debug, built from Debian's 6.1 source the first time
