@@ -49,19 +49,15 @@ std::optional<StockCounts> counts_at(const std::vector<std::string_view>& f, std
     return c;
 }
 
-std::uint64_t counts_minus(std::uint64_t after, std::uint64_t before) {
-    return after >= before ? after - before : 0;
-}
-
 StockCounts counts_delta(const StockCounts& before, const StockCounts& after) {
-    StockCounts d{counts_minus(after.attempts, before.attempts),
-                  counts_minus(after.misses, before.misses),
-                  counts_minus(after.refills, before.refills),
-                  counts_minus(after.drains, before.drains),
-                  counts_minus(after.obj_misses, before.obj_misses),
+    StockCounts d{counter_delta(after.attempts, before.attempts),
+                  counter_delta(after.misses, before.misses),
+                  counter_delta(after.refills, before.refills),
+                  counter_delta(after.drains, before.drains),
+                  counter_delta(after.obj_misses, before.obj_misses),
                   std::nullopt};
     if (after.evicted) {
-        d.evicted = counts_minus(*after.evicted, before.evicted.value_or(0));
+        d.evicted = counter_delta(*after.evicted, before.evicted.value_or(0));
     }
     return d;
 }
@@ -263,7 +259,7 @@ StockAttribution attribution_delta(const StockAttribution& before, const StockAt
         StockOccupancy x{o.cpu, {}};
         for (std::size_t k = 0; k < o.samples.size(); ++k) {
             const bool had = it != base.occupancy.end() && k < it->samples.size();
-            x.samples.push_back(counts_minus(o.samples[k], had ? it->samples[k] : 0));
+            x.samples.push_back(counter_delta(o.samples[k], had ? it->samples[k] : 0));
         }
         d.occupancy.push_back(std::move(x));
     }

@@ -39,7 +39,7 @@ Counters Counters::delta(const Counters& before, const Counters& after) {
             if (is_maximum(name)) {
                 out.add(name, value);
             } else {
-                out.add(name, value >= *old ? value - *old : 0);
+                out.add(name, counter_delta(value, *old));
             }
         }
     }

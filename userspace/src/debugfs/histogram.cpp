@@ -76,8 +76,7 @@ std::optional<LatencyHistogram> histogram_delta(const LatencyHistogram& before,
     }
     LatencyHistogram d = after;
     for (std::size_t i = 0; i < d.buckets.size(); ++i) {
-        const auto old = before.buckets[i].count;
-        d.buckets[i].count = d.buckets[i].count >= old ? d.buckets[i].count - old : 0;
+        d.buckets[i].count = counter_delta(d.buckets[i].count, before.buckets[i].count);
     }
     return d;
 }

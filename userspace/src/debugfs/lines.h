@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include <fmt/core.h>
@@ -16,6 +17,12 @@ namespace memcg_statctl {
                                          std::string_view line, std::string_view expected) {
     throw ToolError(fmt::format("malformed {} line {}: expected {}, got \"{}\"", file, line_no,
                                 expected, line));
+}
+
+// A counter's growth from `before` to `after`, two reads of one debugfs file: 0 where it
+// went back (the module was reloaded or its counters reset between the reads).
+inline std::uint64_t counter_delta(std::uint64_t after, std::uint64_t before) {
+    return after >= before ? after - before : 0;
 }
 
 // fn(line number from 1, line) for each line of `text` that is not blank.

@@ -18,10 +18,6 @@ namespace {
                     "performed skipped` (decimal, requests = performed + skipped)");
 }
 
-std::uint64_t minus(std::uint64_t after, std::uint64_t before) {
-    return after >= before ? after - before : 0;
-}
-
 const FlushReason* find(const std::vector<FlushReason>& v, const std::string& name) {
     const auto it = std::find_if(v.begin(), v.end(), [&](const auto& r) { return r.name == name; });
     return it == v.end() ? nullptr : &*it;
@@ -32,8 +28,8 @@ std::vector<FlushReason> delta(const std::vector<FlushReason>& before,
     std::vector<FlushReason> out;
     for (const auto& a : after) {
         const auto* b = find(before, a.name);
-        FlushReason d{a.name, a.klass, minus(a.requests, b ? b->requests : 0),
-                      minus(a.performed, b ? b->performed : 0)};
+        FlushReason d{a.name, a.klass, counter_delta(a.requests, b ? b->requests : 0),
+                      counter_delta(a.performed, b ? b->performed : 0)};
         d.performed = std::min(d.performed, d.requests);
         if (keep_idle || d.requests > 0) {
             out.push_back(std::move(d));
