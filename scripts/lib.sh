@@ -53,6 +53,13 @@ copy_tree() {
 	fi
 }
 
+# selftests_env FILE: the selftests' own settings set here (MEMCG_STATCTL_STRESS_S,
+# ...), as `export NAME='VALUE'` lines a guest sources before its tests
+# (vmtest.sh's and deb-check.sh's guests); empty when none is set.
+selftests_env() {
+	env | grep '^MEMCG_STATCTL_[A-Z_]*=' | sed "s/^\([^=]*\)=\(.*\)/export \1='\2'/" >"$1" || true
+}
+
 # The kernels the guest harness knows: one row each in
 # scripts/kernels/kernels.tsv (tab-separated, a header line naming the
 # columns), read only through the functions below, so that a new kernel or

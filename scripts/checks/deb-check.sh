@@ -97,8 +97,7 @@ cp -r "$MCS_ROOT/contrib" "$stage/root/mcs/src/contrib"
 # The selftests' own settings (MEMCG_STATCTL_STRESS_S, ...) set here reach
 # the installed kselftests too, as vmtest.sh passes them (check sets the
 # Makefile's CHECK_TEST_ENV); unset, each test takes its default.
-env | grep '^MEMCG_STATCTL_[A-Z_]*=' | sed "s/^\([^=]*\)=\(.*\)/export \1='\2'/" \
-	>"$stage/root/mcs/selftests-env" || true
+selftests_env "$stage/root/mcs/selftests-env"
 args=()
 for t in ${MCS_TESTS:-}; do args+=(-t "memcg_statctl:$t"); done
 [ ${#args[@]} = 0 ] || echo "${args[*]}" >"$stage/root/mcs/tests"

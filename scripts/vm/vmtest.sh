@@ -29,8 +29,7 @@ if [ -n "${MCS_TESTS:-}" ]; then
 fi
 # The selftests' own settings (MEMCG_STATCTL_STRESS_S, ...) set here reach
 # the guest's tests too, as /selftests-env.
-env | grep '^MEMCG_STATCTL_[A-Z_]*=' | sed "s/^\([^=]*\)=\(.*\)/export \1='\2'/" \
-	>"$work/selftests-env" || true
+selftests_env "$work/selftests-env"
 extra+=("$work/selftests-env=/selftests-env")
 MCS_GUEST_BPFTRACE=1 "$MCS_ROOT/scripts/vm/guest-stage.sh" "$kver" "$MCS_ROOT/scripts/guest/job-selftests.sh" \
 	"$work/initramfs.cpio.gz" "${extra[@]}"

@@ -104,7 +104,7 @@ for entry in "$@"; do
 	rc=$(cat "$RC_FILE" 2>/dev/null)
 	rm -f "$RC_FILE"
 	[ -n "$rc" ] || rc=255
-	# where a suite's time goes (check's step table sums these per test)
+	# where a suite's time goes (scripts/vm/tap-check.sh lists these, longest first)
 	echo "# $t: $(($(date +%s) - started))s"
 	after=$(knob_values)
 	if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
