@@ -117,9 +117,10 @@ readme-check: userspace
 # put check over its time budget. The guest steps run in two lanes side by side
 # (scripts/checks/lanes.sh): each QEMU guest is single-threaded, so one
 # lane alone leaves the second core idle. The lanes share no kernel's build
-# directory, and guest-prep.sh first makes what they do share: it runs in
-# the background while the tool and its tests compile (it mostly waits on
-# downloads and the disk), and the lanes start when both are done.
+# directory, and check-prep.sh first makes what they do share (the kernels,
+# the selftests, the Debian 12 root of readme-check and deb-check): it runs
+# in the background while the tool and its tests compile (it mostly waits
+# on downloads and the disk), and the lanes start when both are done.
 ## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
 ##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
 ##                            the kernel-log judge on made-up logs, Prometheus output with
@@ -128,7 +129,7 @@ readme-check: userspace
 check:
 	@mkdir -p $(BUILD)/check && date +%s >$(BUILD)/check/started
 	$(MAKE) deps
-	scripts/checks/in-background.sh start guest-prep scripts/vm/guest-prep.sh 6.1 6.12 7.3
+	scripts/checks/in-background.sh start guest-prep scripts/checks/check-prep.sh
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
 	scripts/checks/make-help-check.sh
