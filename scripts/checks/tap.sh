@@ -8,9 +8,18 @@
 
 n=0
 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; }
+# A test that took 5 s or more since the last TAP line says so in a
+# diagnostic after its line: the guest checks' logs then show where their
+# time goes (the guest's console has no clock of its own on these lines).
+tap_since=$SECONDS
+tap_took() {
+	local s=$((SECONDS - tap_since))
+	tap_since=$SECONDS
+	[ "$s" -lt 5 ] || echo "#   took ${s}s"
+}
+ok() { n=$((n + 1)); echo "ok $n - $*"; tap_took; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; tap_took; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; tap_took; }
 # diag_tail FILE [LINES]: the last LINES (25) of FILE, as diagnostics.
 diag_tail() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
 check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status

@@ -39,8 +39,10 @@ echo "# deb test on $krel: $(echo ./*.deb)"
 
 # --- install --------------------------------------------------------------
 start=$(date +%s)
-apt-get install -y ./*.deb >"$out/apt-get-install.txt" 2>&1
-rc=$?
+# Each line of the transcript with the time it came: DKMS compiles the
+# module in this guest, under TCG the longest part of the install.
+apt-get install -y ./*.deb 2>&1 | while IFS= read -r line; do printf '[%(%T)T] %s\n' -1 "$line"; done >"$out/apt-get-install.txt"
+rc=${PIPESTATUS[0]}
 echo "# apt-get install took $(($(date +%s) - start))s"
 if [ "$rc" = 0 ]; then ok "apt-get install -y ./*.deb"; else notok "apt-get install -y ./*.deb (exit $rc)"; fi
 diag_tail "$out/apt-get-install.txt" 30

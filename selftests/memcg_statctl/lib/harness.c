@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "include/child.h"
@@ -36,6 +37,8 @@ static bool selected(const char *name)
 int run_test_table(const struct test *t, int n)
 {
 	int i, fails = 0, skips = 0, status, ret;
+	struct timespec t0, t1;
+	double secs;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -50,6 +53,7 @@ int run_test_table(const struct test *t, int n)
 		}
 		fflush(stdout);
 		fflush(stderr);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		/* each test in its own process: its children die with it */
 		pid = fork();
 		if (pid < 0)
@@ -68,6 +72,11 @@ int run_test_table(const struct test *t, int n)
 			     WTERMSIG(status));
 			ret = KSFT_FAIL;
 		}
+		/* where a program's time goes: the suite runs for long under TCG */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (secs >= 2)
+			diag("%s took %.1fs", t[i].name, secs);
 		switch (ret) {
 		case KSFT_PASS:
 			ksft_test_result_pass("%s\n", t[i].name);
