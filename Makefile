@@ -21,7 +21,7 @@ CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
 # checkpatch's CONSTANT_COMPARISON misreads KERNEL_VERSION() comparisons.
 CHECKPATCH_IGNORE := LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
-.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-quick check-quick-a check-quick-b check-debug \
+.PHONY: all module userspace unit deps vmtest kselftest-package check-kselftest readme-check check check-lane-a check-lane-b check-install check-install-a check-install-b check-quick check-quick-a check-quick-b check-debug \
 	checkpatch demo bench bench-top bench-build experiment deb deb-check clean help
 
 all: module
@@ -109,18 +109,17 @@ check-kselftest: userspace
 readme-check: userspace
 	scripts/checks/readme-check.sh 6.1
 
-# On 6.1 the selftests run as the Debian package installs them
-# (deb-check): the same programs and kernel-log check as vmtest 6.1,
-# through kselftest's runner, with the module DKMS built in the guest; the
-# kselftest package (check-kselftest) runs without the module only. Its
-# run with the modules beside the tests, or vmtest 6.1, in addition would
-# put check over its time budget. The guest steps run in two lanes side by side
-# (scripts/checks/lanes.sh): each QEMU guest is single-threaded, so one
-# lane alone leaves the second core idle. The lanes share no kernel's build
-# directory, and check-prep.sh first makes what they do share (the kernels,
-# the selftests, the Debian 12 root of readme-check and deb-check): it runs
-# in the background while the tool and its tests compile (it mostly waits
-# on downloads and the disk), and the lanes start when both are done.
+# make check tests the code: the unit tests and host checks, then every
+# kernel's selftest suite and what runs beside it in guests. The guest steps
+# run in two lanes side by side (scripts/checks/lanes.sh): each QEMU guest
+# is single-threaded, so one lane alone leaves the second core idle. The
+# lanes share no kernel's build directory, and guest-prep.sh first makes
+# what they do share: it runs in the background while the tool and its
+# tests compile (it mostly waits on downloads and the disk), and the lanes
+# start when both are done. Installing as a user does, on a Debian 12 root
+# (readme-check, deb-check), is make check-install: DKMS and make module
+# compile the module in the guest, about 10 minutes a build under TCG,
+# three builds in all, which put check at over an hour.
 ## make check                 deps, unit, cited paths, make help, the mmtests and LKP adapters
 ##                            of contrib/, no tracked ELF file, checkpatch, build-time refusal,
 ##                            the kernel-log judge on made-up logs, Prometheus output with
@@ -129,7 +128,7 @@ readme-check: userspace
 check:
 	@mkdir -p $(BUILD)/check && date +%s >$(BUILD)/check/started
 	$(MAKE) deps
-	scripts/checks/in-background.sh start guest-prep scripts/checks/check-prep.sh
+	scripts/checks/in-background.sh start guest-prep scripts/vm/guest-prep.sh 6.1 6.12 7.3
 	$(MAKE) unit
 	scripts/checks/doc-paths-check.sh
 	scripts/checks/make-help-check.sh
@@ -144,21 +143,19 @@ check:
 	MCS_CHECK_STARTED=$$(cat $(BUILD)/check/started) \
 		scripts/checks/lanes.sh check-lane-a check-lane-b
 
-## make check-lane-a          check's 6.1 lane: the kselftest package without the module,
-##                            readme-check, then the Debian packages of lane b (deb-check:
-##                            lintian, install, the kselftests with DKMS's module, purge)
+## make check-lane-a          check's lane of two selftest suites: vmtest 6.1 and 7.3
 check-lane-a: userspace
-	MCS_KSFT_RUNS=nomod $(MAKE) check-kselftest KVER=6.1
-	$(MAKE) readme-check
-	$(CHECK_TEST_ENV) scripts/checks/deb-check.sh 6.1
+	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=6.1
+	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=7.3
 
 # stress_test's run in check's vmtests: half its default, fault_test's:
 # 24 unload/load cycles, each knob combination twice, of its 50, and
 # bpf_share_test's storm: 10 program attach/detach cycles of its 100 (its
 # floor; each moves a counting site twice, about 6 s under TCG) with its
 # five reloads and one bpftrace start of its 3, so that check stays within
-# its time budget; `make vmtest` runs the whole of them. deb-check takes
-# the same (deb-check.sh passes MEMCG_STATCTL_* on to the guest).
+# its time budget; `make vmtest` runs the whole of them. check-install's
+# deb-check takes the same (deb-check.sh passes MEMCG_STATCTL_* on to the
+# guest).
 CHECK_STRESS_S ?= 60
 CHECK_FAULT_CYCLES ?= 24
 CHECK_BPF_STORM ?= 10
@@ -167,21 +164,45 @@ CHECK_TEST_ENV = MEMCG_STATCTL_STRESS_S=$(CHECK_STRESS_S) \
 		 MEMCG_STATCTL_FAULT_CYCLES=$(CHECK_FAULT_CYCLES) \
 		 MEMCG_STATCTL_BPF_STORM=$(CHECK_BPF_STORM) \
 		 MEMCG_STATCTL_BPF_STORM_BT=$(CHECK_BPF_STORM_BT)
-## make check-lane-b          check's other lane: the Debian packages (make deb, for lane a's
-##                            deb-check), vmtest 6.12 and 7.3, DKMS checks on 6.1, 6.12, the
-##                            refusal check (6.12 booted with cgroup_disable=memory), the
-##                            install check (6.1) and a short experiment in guest
-##                            instructions (6.1): these last here, as lane a is the longer
-##                            one (readme-check about 20 minutes, deb-check about 25)
+## make check-lane-b          check's other lane: the Debian packages (make deb) and lintian,
+##                            the kselftest package on 6.1 without the module, vmtest 6.12,
+##                            DKMS checks on 6.1 and 6.12, the refusal check (6.12 booted with
+##                            cgroup_disable=memory), the install check (6.1) and a short
+##                            experiment in guest instructions (6.1)
 check-lane-b:
 	$(MAKE) deb
+	scripts/checks/lintian-check.sh
+	MCS_KSFT_RUNS=nomod $(MAKE) check-kselftest KVER=6.1
 	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=6.12
-	$(CHECK_TEST_ENV) $(MAKE) vmtest KVER=7.3
 	scripts/checks/dkms-check.sh 6.1
 	scripts/checks/dkms-check.sh 6.12
 	scripts/checks/refusal-check.sh 6.12
 	scripts/checks/install-check.sh 6.1
 	scripts/checks/experiment-check.sh 6.1
+
+# Installing as the docs and the packages say, each in a 6.1 guest on a
+# Debian 12 root (bookworm-root.sh, made first: both boot it): readme-check
+# in one lane; make deb and deb-check (lintian, apt-get install with DKMS,
+# the installed kselftests with check's settings, purge) in the other.
+# Their guests compile the module (DKMS, make module) under TCG, so this
+# takes about half an hour: run it before submitting a change to the docs,
+# the install targets, the packaging or module/.
+## make check-install         readme-check and deb-check 6.1 side by side (check-install-a/-b)
+check-install: deps
+	@mkdir -p $(BUILD)/check && date +%s >$(BUILD)/check/started
+	$(MAKE) userspace
+	scripts/vm/guest-prep.sh 6.1
+	scripts/roots/bookworm-root.sh 6.1 >/dev/null
+	MCS_CHECK_STARTED=$$(cat $(BUILD)/check/started) \
+		scripts/checks/lanes.sh check-install-a check-install-b
+
+## make check-install-a       check-install's lane a: readme-check
+check-install-a: readme-check
+
+## make check-install-b       check-install's lane b: make deb, then deb-check 6.1
+check-install-b:
+	$(MAKE) deb
+	$(CHECK_TEST_ENV) scripts/checks/deb-check.sh 6.1
 
 # The inner loop: what catches most mistakes in a few minutes. The guest
 # suite runs in two guests side by side, each single-threaded QEMU on a
