@@ -60,7 +60,7 @@ for t in "$@"; do
 		done
 done
 if [[ "${MCS_CHECK_STARTED:-}" =~ ^[0-9]+$ ]]; then
-	echo "lanes: before the lanes $((start - MCS_CHECK_STARTED))s, make check so far $(($(date +%s) - MCS_CHECK_STARTED))s"
+	echo "lanes: before the lanes $((start - MCS_CHECK_STARTED))s, all so far $(($(date +%s) - MCS_CHECK_STARTED))s"
 fi
 for t in "${failed[@]}"; do
 	echo "lanes: $t, the lines that say why:"
