@@ -38,12 +38,10 @@ echo "TAP version 13"
 echo "# deb test on $krel: $(echo ./*.deb)"
 
 # --- install --------------------------------------------------------------
-start=$(date +%s)
 # Each line of the transcript with the time it came: DKMS compiles the
 # module in this guest, under TCG the longest part of the install.
 apt-get install -y ./*.deb 2>&1 | while IFS= read -r line; do printf '[%(%T)T] %s\n' -1 "$line"; done >"$out/apt-get-install.txt"
 rc=${PIPESTATUS[0]}
-echo "# apt-get install took $(($(date +%s) - start))s"
 if [ "$rc" = 0 ]; then ok "apt-get install -y ./*.deb"; else notok "apt-get install -y ./*.deb (exit $rc)"; fi
 diag_tail "$out/apt-get-install.txt" 30
 check "the three packages are installed (ii)" all_ii "${pkgs[@]}"
@@ -85,7 +83,6 @@ check "modprobe -r memcg_statctl" modprobe -r memcg_statctl
 # --- the installed kselftests -------------------------------------------------
 args=$(cat /root/mcs/tests 2>/dev/null)
 expected=$(if [ -n "$args" ]; then echo $(($(wc -w <<<"$args") / 2)); else wc -l <"$ksft/kselftest-list.txt"; fi)
-start=$(date +%s)
 # Append mode: the runner opens /dev/stdout again with >> for each test's
 # output; a plain > here would let its own lines overwrite the tests'.
 : >"$out/run_kselftest.txt"
@@ -97,7 +94,6 @@ if [ -f /root/mcs/selftests-env ]; then . /root/mcs/selftests-env; fi
 # shellcheck disable=SC2086  # the arguments are words
 "$ksft/run_kselftest.sh" $args >>"$out/run_kselftest.txt" 2>&1
 rc=$?
-echo "# run_kselftest.sh took $(($(date +%s) - start))s"
 top=$(grep -E '^(not )?ok [0-9]+ selftests: ' "$out/run_kselftest.txt")
 passed=$(grep -cE '^ok [0-9]+ ' <<<"$top")
 skipped=$(grep -cE '# SKIP$' <<<"$top")
