@@ -199,10 +199,9 @@ check-install: deps
 ## make check-install-a       check-install's lane a: readme-check
 check-install-a: readme-check
 
-## make check-install-b       check-install's lane b: make deb, then deb-check 6.1
+## make check-install-b       check-install's lane b: make deb-check (make deb first) on 6.1
 check-install-b:
-	$(MAKE) deb
-	$(CHECK_TEST_ENV) scripts/checks/deb-check.sh 6.1
+	$(CHECK_TEST_ENV) $(MAKE) deb-check KVER=6.1
 
 # The inner loop: what catches most mistakes in a few minutes. The guest
 # suite runs in two guests side by side, each single-threaded QEMU on a
