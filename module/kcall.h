@@ -3,7 +3,6 @@
 #define MCS_KCALL_H
 
 #include <linux/compiler.h>
-#include <linux/ftrace.h>
 
 /*
  * IBT-safe calls into kernel functions that are not exported.
@@ -13,7 +12,7 @@
  * cgroup_rstat_flush(). An indirect call into one raises #CP.
  *
  * So we call a stub of our own, directly. An IPMODIFY ftrace ops on the
- * stub sets the saved ip to the kernel function. ftrace leaves with a RET,
+ * stub sets the saved ip to the kernel function (one ops for all stubs). ftrace leaves with a RET,
  * which IBT does not check, so the kernel function runs as if tail-called
  * and returns its result to the stub's caller. Until the ops is attached
  * the stub's body runs and returns 0, "not available" to every caller.
@@ -25,7 +24,7 @@ struct mcs_kcall {
 	const char *name;	/* for messages */
 	void *stub;		/* the module function called directly */
 	unsigned long addr;	/* the kernel function it enters */
-	struct ftrace_ops ops;
+	unsigned int slot;	/* kcall.c's, while attached */
 	bool attached;
 };
 
@@ -46,5 +45,15 @@ int mcs_kcall_attach(struct mcs_kcall *kc, unsigned long addr);
  * Context: process context; takes ftrace's mutex.
  */
 void mcs_kcall_detach(struct mcs_kcall *kc);
+
+/**
+ * mcs_kcall_exit() - make sure no stub is routed any more
+ *
+ * Every user detaches its stubs on its way out; this warns if one did not,
+ * and unregisters the shared ops, before the module's code goes.
+ *
+ * Context: process context; takes ftrace's mutex.
+ */
+void mcs_kcall_exit(void);
 
 #endif /* MCS_KCALL_H */

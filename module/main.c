@@ -19,6 +19,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "flush.h"
+#include "kcall.h"
 #include "ksym.h"
 #include "staleness.h"
 #include "stat_unit.h"
@@ -87,6 +88,7 @@ fail_caller:
 	mcs_caller_exit();
 fail_ksym:
 	mcs_ksym_exit();
+	mcs_kcall_exit();
 fail:
 	pr_err("failed to load: %d\n", ret);
 	return ret;
@@ -101,6 +103,7 @@ static void __exit mcs_exit(void)
 	mcs_bpf_share_exit();
 	mcs_caller_exit();
 	mcs_ksym_exit();
+	mcs_kcall_exit();
 	pr_info("unloaded\n");
 }
 
