@@ -56,3 +56,4 @@ check "twins steadier than wall time (median spread < 5% or < half of wall time'
 	  (map(map(.twin) | spread) | add / length) as $twin |
 	  (map(map(.wall) | spread) | add / length) as $wall |
 	  $twin < 0.05 or $twin < $wall / 2) | length == 2 and all'
+log "experiment-check $kver: ${SECONDS}s in all"

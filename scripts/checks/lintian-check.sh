@@ -26,4 +26,5 @@ lintian --display-info --show-overrides "${debs[@]}" 2>&1 |
 	grep -v '^running with root privileges' >"$lint" || true
 grep -v '^N:' "$lint" | sed 's/^/#   /'
 echo "1..1"
+log "lintian-check: ${SECONDS}s in all"
 exit "$fail"

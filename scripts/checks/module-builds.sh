@@ -22,7 +22,6 @@ build_one() {
 }
 
 echo "TAP version 13"
-start=$(date +%s)
 for k in $(kernel_names); do
 	if [ "$(kernel_field "$k" fetch)" = debug-build ] &&
 		[ ! -e "${MCS_DEBUG_CACHE:-/var/cache/memcg-statctl}/$k/.built" ]; then
@@ -32,5 +31,4 @@ for k in $(kernel_names); do
 	"$MCS_ROOT/scripts/kernels/kernel-fetch.sh" "$k" >&2 || { check "module for $k (kernel fetch)" false; continue; }
 	check "module for $k" build_one "$k"
 done
-log "module builds: $(($(date +%s) - start))s in all"
 finish

@@ -16,4 +16,7 @@ hold_lock "$work.lock" "refusal check on $kver in $work"
 MCS_VM_APPEND="cgroup_disable=memory ${MCS_VM_APPEND:-}" \
 	"$MCS_ROOT/scripts/vm/vm-boot.sh" "$kver" "$work/initramfs.cpio.gz" \
 	"$work/console.log" || true
-"$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log"
+rc=0
+"$MCS_ROOT/scripts/vm/tap-check.sh" "$work/console.log" || rc=$?
+log "refusal-check $kver: ${SECONDS}s in all"
+exit "$rc"

@@ -29,8 +29,11 @@ check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
 		if "$@" >"$TAP_CAPTURE" 2>&1; then ok "$what"; else notok "$what"; diag_tail "$TAP_CAPTURE"; fi
 	elif "$@"; then ok "$what"; else notok "$what"; fi
 }
+# finish: the plan line, and the script's time for make check's step table
+# (lanes.sh reads "NAME: Ns in all").
 finish() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ] || log "$TAP_NAME: $failed of $n checks failed"
+	log "$TAP_NAME: ${SECONDS}s in all"
 	exit $((failed > 0))
 }
