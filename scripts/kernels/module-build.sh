@@ -28,7 +28,7 @@ if [ -n "$peer" ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp -r "$peer"/. "$out/"
-	make -s -C "$KDIR" M="$out" modules >&2
+	make -s -C "$KDIR" M="$out" -j"$(nproc)" modules >&2
 	ls "$out"/*.ko
 	exit 0
 fi
@@ -40,5 +40,5 @@ cp -r "$MCS_ROOT/module" "$out/"
 # Objects of an in-tree `make module` (another kernel's) are not reused.
 rm -f "$out"/module/*.o "$out"/module/.*.cmd
 cp "$MCS_ROOT/Kbuild" "$out/"
-make -s -C "$KDIR" M="$out" modules >&2
+make -s -C "$KDIR" M="$out" -j"$(nproc)" modules >&2
 echo "$out/memcg_statctl.ko"
