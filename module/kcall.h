@@ -12,10 +12,11 @@
  * cgroup_rstat_flush(). An indirect call into one raises #CP.
  *
  * So we call a stub of our own, directly. An IPMODIFY ftrace ops on the
- * stub sets the saved ip to the kernel function (one ops for all stubs). ftrace leaves with a RET,
- * which IBT does not check, so the kernel function runs as if tail-called
- * and returns its result to the stub's caller. Until the ops is attached
- * the stub's body runs and returns 0, "not available" to every caller.
+ * stubs (one for all of them) sets the saved ip to the kernel function.
+ * ftrace leaves with a RET, which IBT does not check, so the kernel
+ * function runs as if tail-called and returns its result to the stub's
+ * caller. Until the ops is attached the stub's body runs and returns 0,
+ * "not available" to every caller.
  *
  * A stub needs a real call and its own fentry: `static __noipa noinline`
  * (no inlining, no assumed return value), not notrace.
