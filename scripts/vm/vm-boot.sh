@@ -90,7 +90,7 @@ boot_once() {
 		sleep 1
 		waited=$((waited + 1))
 		# QEMU's cpu time so far (utime + stime, in clock ticks)
-		read -r -a stat <"/proc/$pid/stat" 2>/dev/null && ticks=$((stat[13] + stat[14]))
+		read -r -a stat 2>/dev/null <"/proc/$pid/stat" && ticks=$((stat[13] + stat[14]))
 		if [ "$waited" -ge "$silent_s" ] && [ ! -s "$logf" ]; then
 			log "guest printed nothing in ${silent_s}s"
 			kill "$pid" 2>/dev/null
